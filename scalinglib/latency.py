@@ -5,18 +5,19 @@ published number:
 
 * **Little's law** (Little 1961): in any stable system, the mean number of
   requests inside equals their arrival rate times the mean time each one spends
-  inside, :math:`L = \lambda W`.
+  inside, :math:`L = \lambda T_\text{sys}` (usually written :math:`L = \lambda W`;
+  the book keeps W for the work of Section 3.6).
 * **The M/M/1 queue**: requests arrive at random (a Poisson process of rate
   :math:`\lambda` per second) at one server that takes an exponentially
   distributed time of mean :math:`1/\mu` per request. With utilization
-  :math:`\rho = \lambda/\mu < 1` the response time (waiting plus service) is
+  :math:`U = \lambda/\mu < 1` the response time (waiting plus service) is
   itself exponential with rate :math:`\mu - \lambda`, so
 
-  .. math:: \bar T = \frac{1}{\mu - \lambda} = \frac{1/\mu}{1 - \rho}, \qquad
+  .. math:: \bar T = \frac{1}{\mu - \lambda} = \frac{1/\mu}{1 - U}, \qquad
             T_q = \frac{-\ln(1 - q)}{\mu - \lambda}
 
-  for the mean and the q-quantile (Hennessy and Patterson 2017, ch. D; any
-  queueing text). Both grow without bound as :math:`\rho \to 1`.
+  for the mean and the q-quantile (any queueing text). Both grow without bound
+  as :math:`U \to 1`.
 * **Fan-out**: a request that waits for n servers, each slow with probability
   p independently, is slow with probability :math:`1 - (1 - p)^n` (Dean and
   Barroso 2013).
@@ -69,7 +70,7 @@ _LITTLE_NAMES = ("arrival_rate", "time_in_system", "number_in_system")
 
 
 def littles_law(*, arrival_rate=None, time_in_system=None, number_in_system=None):
-    r"""Little's law, :math:`L = \lambda W`: give any two of the three, get the third.
+    r"""Little's law, :math:`L = \lambda T_\text{sys}`: give any two of the three, get the third.
 
     Parameters
     ----------
@@ -77,8 +78,8 @@ def littles_law(*, arrival_rate=None, time_in_system=None, number_in_system=None
         :math:`\lambda`, requests per second entering (equal to those leaving
         in a stable system), > 0.
     time_in_system : float or array_like, optional
-        :math:`W`, mean seconds a request spends inside (waiting and being
-        served), > 0.
+        :math:`T_\text{sys}`, mean seconds a request spends inside (waiting and
+        being served), > 0.
     number_in_system : float or array_like, optional
         :math:`L`, mean number of requests inside at a random instant, > 0.
 
@@ -118,9 +119,9 @@ def littles_law(*, arrival_rate=None, time_in_system=None, number_in_system=None
     a, b = check_broadcast(**values)
     if "number_in_system" not in present:
         result = a * b
-    elif "arrival_rate" in present:   # W = L / lambda
+    elif "arrival_rate" in present:   # T_sys = L / lambda
         result = values["number_in_system"] / values["arrival_rate"]
-    else:                             # lambda = L / W
+    else:                             # lambda = L / T_sys
         result = values["number_in_system"] / values["time_in_system"]
     return scalar_or_array(np.asarray(result, dtype=float), *values.values())
 
@@ -143,7 +144,7 @@ def _stable_rates(arrival_rate, service_rate):
 def mm1_mean_response(arrival_rate, service_rate):
     r"""Mean response time (queueing plus service) of an M/M/1 queue.
 
-    .. math:: \bar T = \frac{1}{\mu - \lambda} = \frac{1/\mu}{1 - \rho}, \qquad \rho = \lambda / \mu
+    .. math:: \bar T = \frac{1}{\mu - \lambda} = \frac{1/\mu}{1 - U}, \qquad U = \lambda / \mu
 
     Parameters
     ----------

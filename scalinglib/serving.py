@@ -3,24 +3,25 @@ r"""Serving a language model: why batching buys throughput (Section 3.4).
 A transformer generates text one token per **decode step**. In each step every
 sequence of the batch gets one new token, and the GPU must
 
-* read every weight once (``W`` bytes, shared by the whole batch),
-* read each sequence's key-value cache (``k`` bytes per sequence, growing with
-  its context), and
+* read every weight once (:math:`N b_\text{p}` bytes for N parameters of
+  :math:`b_\text{p}` bytes each, :math:`2N` in bf16; shared by the whole batch),
+* read each sequence's key-value cache (:math:`\kappa` bytes per sequence,
+  growing with its context), and
 * do about :math:`2N` FLOPs per token for the weight matrices plus
   :math:`4 n_\text{layers} d_\text{model} c` for attention over a context of
-  c tokens.
+  c tokens; call the sum F.
 
 If memory traffic and arithmetic overlap perfectly, the step takes whichever
 is longer:
 
-.. math:: t_\text{step}(b) = \max\!\Big(\frac{W + b\,k}{B},\ \frac{b\,F}{P}\Big),
+.. math:: t_\text{step}(b) = \max\!\Big(\frac{N b_\text{p} + b\,\kappa}{B},\ \frac{b\,F}{P}\Big),
           \qquad \text{tokens/s} = \frac{b}{t_\text{step}(b)},
 
-with b sequences in the batch, F FLOPs per token, memory bandwidth B (bytes/s)
-and peak compute P (FLOP/s). At small b the weights dominate the traffic, the
-step time barely grows with b, and throughput rises almost in proportion to
-the batch. Two things end that: the KV cache (the ``b k`` term catches up with
-``W``) or the compute roof (``b F / P`` overtakes the memory time). Section 3.7
+with b sequences in the batch, memory bandwidth B (bytes/s) and peak compute
+P (FLOP/s). At small b the weights dominate the traffic, the step time barely
+grows with b, and throughput rises almost in proportion to the batch. Two
+things end that: the KV cache (the :math:`b\kappa` term catches up with the
+weights) or the compute roof (:math:`bF/P` overtakes the memory time). Section 3.7
 places this on the roofline; here the model is kept to these few lines.
 
 The model ignores everything else a real server does (prefill of new prompts,
@@ -146,16 +147,16 @@ def get_decoder(name) -> DecoderShape:
 def decode_step_time(batch, weight_bytes, kv_bytes_per_seq, flops_per_token, memory_bandwidth, peak_flops):
     r"""Seconds per decode step of a batch: the slower of memory traffic and arithmetic.
 
-    .. math:: t_\text{step} = \max\!\Big(\frac{W + b\,k}{B},\ \frac{b\,F}{P}\Big)
+    .. math:: t_\text{step} = \max\!\Big(\frac{Q + b\,\kappa}{B},\ \frac{b\,F}{P}\Big)
 
     Parameters
     ----------
     batch : int or array_like
         Sequences decoded together, b, whole >= 1.
     weight_bytes : float or array_like
-        W, bytes of weights read per step, > 0.
+        Q, bytes of weights read per step (:math:`N b_\text{p}`), > 0.
     kv_bytes_per_seq : float or array_like
-        k, KV-cache bytes read per sequence per step, >= 0.
+        :math:`\kappa`, KV-cache bytes read per sequence per step, >= 0.
     flops_per_token : float or array_like
         F, FLOPs per generated token, > 0.
     memory_bandwidth : float or array_like

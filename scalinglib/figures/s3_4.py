@@ -46,7 +46,7 @@ def latency_vs_utilization(fig, utilization, service_time=0.010, rho_max=0.98):
     ax_c.set_yscale("log")
     ax_c.set_ylim(service_time * 1e3 * 0.5, service_time * 1e3 * 500)
     ax_c.set_xlim(0, 1)
-    ax_c.set_xlabel(r"utilization $\rho = \lambda / \mu$")
+    ax_c.set_xlabel(r"utilization $U = \lambda / \mu$")
     ax_c.set_ylabel("response time (ms, log scale)")
     ax_c.legend(loc="upper left", fontsize=8)
 
@@ -186,7 +186,7 @@ def batching(fig, model="Llama-3-8B", device="A100 SXM 80GB", context=2048, batc
     ax_l.plot(batches[fits], _ms(prof["step_time"][fits]), marker="o", markersize=4, color=COLORS["vermillion"],
               label="time per step = per-token latency")
     ax_l.plot(batches, _ms(prof["memory_time"]), color=COLORS["grey"], linestyle="--", linewidth=1.2,
-              label=r"memory time $(W + b\,k)/B$")
+              label=r"memory time $(2N + b\,\kappa)/B$")
     ax_l.plot(batches, _ms(prof["compute_time"]), color=COLORS["green"], linestyle=":", linewidth=1.5,
               label=r"compute time $b\,F/P$")
     log2_axis(ax_l, "x")
