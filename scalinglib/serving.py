@@ -47,7 +47,7 @@ from ._validate import (
     scalar_or_array,
 )
 from .hardware import Accelerator, get_accelerator
-from .memory import kv_cache_bytes
+from .memory import _bytes_per_param, kv_cache_bytes
 
 __all__ = [
     "DecoderShape",
@@ -222,8 +222,11 @@ def decode_profile(batch, model="Llama-3-8B", device="A100 SXM 80GB", context=20
         Tokens of context per sequence, whole >= 1 (default 2,048).
     precision : str, optional
         Precision whose peak FLOP/s is used (default ``"bf16"``).
-    bytes_per_param, bytes_per_value : float, optional
-        Bytes per weight and per cached key or value, > 0 (default 2 each).
+    bytes_per_param : float or str, optional
+        Bytes per weight, > 0, or a preset of :data:`scalinglib.memory.BYTES_PER_PARAM`
+        such as ``"infer_int8"`` (default 2: bf16).
+    bytes_per_value : float, optional
+        Bytes per cached key or value, > 0 (default 2).
     usable_fraction : float, optional
         Share of device memory for weights and cache, in (0, 1] (default 0.9).
 
@@ -251,7 +254,7 @@ def decode_profile(batch, model="Llama-3-8B", device="A100 SXM 80GB", context=20
     b = check_whole("batch", batch)
     c = float(check_whole("context", context))
     u = float(check_fraction("usable_fraction", usable_fraction, open_low=True))
-    bpp = float(check_positive("bytes_per_param", bytes_per_param))
+    bpp = float(_bytes_per_param(bytes_per_param))
     weight = shape.n_params * bpp
     kv = float(kv_cache_bytes(c, shape.n_layers, shape.n_kv_heads, shape.head_dim, bytes_per_value))
     flops = float(shape.flops_per_token(c))

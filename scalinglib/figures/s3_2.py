@@ -84,7 +84,7 @@ def bandwidth_hierarchy(fig, device="H100 SXM 80GB"):
     rows = hierarchy_rows(device)
     ax = style_axes(fig.subplots())
     y = np.arange(len(rows))[::-1]
-    for yi, (label, bw, scope) in zip(y, rows):
+    for yi, (_label, bw, scope) in zip(y, rows):
         ax.barh(yi, bw / 1e9, color=_SCOPE_COLORS[scope], label=scope)
         ax.annotate(f"{bw / 1e9:,.1f}", (bw / 1e9, yi), xytext=(3, 0), textcoords="offset points",
                     va="center", fontsize=8)
