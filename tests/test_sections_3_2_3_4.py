@@ -96,7 +96,7 @@ def test_traffic_table_is_printed():
 
 def test_dean_and_barroso_in_the_notebook():
     text = _printed(S34)
-    assert "1 in 100 slow, 100 servers:     63.4% of requests slow" in text
+    assert "1 in    100 slow,   100 servers: 63.4% of requests slow" in text
     assert "1 in 10,000 slow, 2,000 servers: 18.1% of requests slow" in text
     assert round(0.5 ** (1 / 100), 4) == 0.9931 and "99.31% quantile" in text
 
@@ -119,9 +119,11 @@ def test_hedging_and_batching_in_the_notebook():
     text = _printed(S34)
     assert "extra load: 5.00% more requests sent" in text
     assert "batch 64 / batch 1 = 31.4x (reported: about 27x)" in text
+    assert "compute never overtakes memory" in text
     assert "the model is +16% off the reported ratio" in text
     assert "0.7% at batch 1, 21.5% at batch 64" in text
-    assert "Llama-2-7B  KV per sequence 1.07 GB, batch 64 / batch 1 = 11.3x, largest batch that fits: 54" in text
+    assert "Llama-2-7B       1.07 GB    11.3x             54" in text
+    assert "Llama-3-8B       0.27 GB    31.4x            208" in text
 
 
 # --- exercises: every part of both sections is checked in its notebook ------------------------------------------
