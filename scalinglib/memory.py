@@ -124,9 +124,9 @@ def kv_cache_bytes(tokens, n_layers, n_kv_heads, head_dim, bytes_per_value=2.0):
 def devices_to_hold(n_params, bytes_per_param, device_memory_bytes, usable_fraction=0.9, extra_bytes=0.0):
     r"""The smallest number of devices whose memory holds the model's state.
 
-    .. math:: \left\lceil \frac{N \cdot b + X}{u \cdot M} \right\rceil
+    .. math:: \left\lceil \frac{N \cdot b_\text{p} + \text{extra}}{u \cdot M} \right\rceil
 
-    with N parameters, b bytes per parameter, X extra bytes that must fit too
+    with N parameters, :math:`b_\text{p}` bytes per parameter, extra bytes that must fit too
     (the KV cache of a serving batch, activations), and M bytes of memory per
     device of which a fraction u is usable (the rest goes to the framework and
     fragmentation). The state is assumed to split evenly across the devices.

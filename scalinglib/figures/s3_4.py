@@ -69,8 +69,8 @@ def latency_vs_utilization(fig, utilization, service_time=0.010, rho_max=0.98):
 
 
 def fanout(fig, n, p_values=(0.01, 0.001, 0.0001), n_max=10_000):
-    """The probability that a request fanned out to n servers meets at least one slow server, against
-    n (log axis), for several per-server probabilities, with the chosen n marked. Returns the axes."""
+    """The probability that a request fanned out to K = ``n`` servers meets at least one slow server,
+    against K (log axis), for several per-server probabilities, with the chosen K marked. Returns the axes."""
     ns = np.unique(np.round(np.logspace(0, np.log10(n_max), 200)).astype(int))
     ax = style_axes(fig.subplots())
     colors = (COLORS["vermillion"], COLORS["blue"], COLORS["green"], COLORS["purple"])
@@ -86,9 +86,9 @@ def fanout(fig, n, p_values=(0.01, 0.001, 0.0001), n_max=10_000):
     ax.set_xscale("log")
     ax.set_xlim(1, n_max)
     ax.set_ylim(0, 1.05)
-    ax.set_xlabel("servers each request waits for (fan-out n, log scale)")
+    ax.set_xlabel("servers each request waits for (fan-out K, log scale)")
     ax.set_ylabel("share of requests that are slow")
-    ax.set_title(f"fan-out n = {n:,}", fontsize=9.5, fontweight="normal")
+    ax.set_title(f"fan-out K = {n:,}", fontsize=9.5, fontweight="normal")
     ax.legend(loc="upper left", fontsize=8)
     return ax
 
