@@ -118,6 +118,7 @@ def test_server_latency_summary():
 def test_hedging_and_batching_in_the_notebook():
     text = _printed(S34)
     assert "extra load: 5.00% more requests sent" in text
+    assert "p99 cut 8.1-fold, p99.9 cut 26.3-fold" in text
     assert "batch 64 / batch 1 = 31.4x (reported: about 27x)" in text
     assert "compute never overtakes memory" in text
     assert "the model is +16% off the reported ratio" in text

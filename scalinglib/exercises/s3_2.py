@@ -124,7 +124,8 @@ register(
         tp_efficiencies,
         kind="numbers",
         rel_tol=1e-2,
-        hint="E = 1 / (1 + rho) with rho = (2/9)(t - 1) X / (B_link h); X = 150e12, h = 8192, B_link = 300e9 or 25e9.",
+        hint="E = 1 / (1 + rho), rho = (2/9)(t - 1) X beta_link / h; X = 150e12, h = 8192, "
+        "beta_link = 1/300e9 or 1/25e9 seconds per byte.",
     ),
     Part(
         "ex-3-2-4b",
