@@ -13,6 +13,20 @@ from . import figures
 from .batchsize import data_parallel_cap, examples_to_target, steps_to_target
 from .exercises import check
 from .hardware import CATALOG, LINKS, Accelerator, accelerator_table, get_accelerator
+from .latency import (
+    HedgeResult,
+    QueueRun,
+    expected_slowest_step,
+    fanout_slow_probability,
+    harmonic_number,
+    littles_law,
+    mm1_mean_response,
+    mm1_response_percentile,
+    sample_server_latency,
+    simulate_hedged_requests,
+    simulate_mm1,
+    simulate_slowest_step,
+)
 from .laws import (
     amdahl_ceiling,
     amdahl_efficiency,
@@ -29,8 +43,9 @@ from .layout import (
     scaling_efficiency,
     tensor_parallel_comm_fraction,
 )
-from .memory import BYTES_PER_PARAM, devices_to_hold, model_bytes
+from .memory import BYTES_PER_PARAM, devices_to_hold, kv_cache_bytes, model_bytes
 from .metrics import efficiency, speedup, weak_efficiency
+from .placement import step_traffic
 from .plots import COLORS, figure_png, log2_axis, new_figure
 from .scaling import (
     best_worker_count,
@@ -41,6 +56,7 @@ from .scaling import (
     weak_model_efficiency,
     weak_time,
 )
+from .serving import DECODERS, DecoderShape, decode_profile, decode_step_time, decode_throughput, get_decoder
 from .widgets import choice, slider_figure, slider_html
 
 __version__ = "0.1.0"
@@ -78,7 +94,30 @@ __all__ = [
     # memory (3.2, 3.3)
     "BYTES_PER_PARAM",
     "model_bytes",
+    "kv_cache_bytes",
     "devices_to_hold",
+    # scaling up and out (3.2)
+    "step_traffic",
+    # latency, throughput and the tail (3.4)
+    "littles_law",
+    "mm1_mean_response",
+    "mm1_response_percentile",
+    "QueueRun",
+    "simulate_mm1",
+    "fanout_slow_probability",
+    "sample_server_latency",
+    "HedgeResult",
+    "simulate_hedged_requests",
+    "harmonic_number",
+    "expected_slowest_step",
+    "simulate_slowest_step",
+    # serving and batching (3.4)
+    "DecoderShape",
+    "DECODERS",
+    "get_decoder",
+    "decode_step_time",
+    "decode_throughput",
+    "decode_profile",
     # hardware catalog (3.2, 3.7, 3.9)
     "Accelerator",
     "CATALOG",

@@ -9,15 +9,26 @@ Bytes per parameter, by what is kept in device memory:
 * ``"infer_fp16"`` (2 B) and ``"infer_int8"`` (1 B): weights only, for serving,
   before the KV cache.
 * ``"fp32_weights"`` (4 B): weights kept in single precision.
+
+Serving needs more than the weights: every sequence in a batch keeps the keys
+and values of all its past tokens, the **KV cache** (:func:`kv_cache_bytes`).
+Pass its total as ``extra_bytes`` to :func:`devices_to_hold`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._validate import check_broadcast, check_fraction, check_positive, scalar_or_array
+from ._validate import (
+    check_broadcast,
+    check_fraction,
+    check_nonnegative,
+    check_positive,
+    check_whole,
+    scalar_or_array,
+)
 
-__all__ = ["BYTES_PER_PARAM", "model_bytes", "devices_to_hold"]
+__all__ = ["BYTES_PER_PARAM", "model_bytes", "kv_cache_bytes", "devices_to_hold"]
 
 #: Bytes of device memory per parameter for common set-ups (see the module text).
 BYTES_PER_PARAM: dict[str, float] = {
@@ -66,14 +77,59 @@ def model_bytes(n_params, bytes_per_param="train_mixed_adam"):
     return scalar_or_array(nb * bb, n, bpp)
 
 
-def devices_to_hold(n_params, bytes_per_param, device_memory_bytes, usable_fraction=0.9):
+def kv_cache_bytes(tokens, n_layers, n_kv_heads, head_dim, bytes_per_value=2.0):
+    r"""Bytes of the key-value cache that a transformer keeps for ``tokens`` tokens.
+
+    Every layer stores one key and one value vector per KV head for every past
+    token:
+
+    .. math:: 2 \cdot n_\text{layers} \cdot n_\text{kv heads} \cdot d_\text{head} \cdot b_\text{value}
+              \ \text{bytes per token}.
+
+    With multi-head attention there are as many KV heads as query heads;
+    grouped-query attention shares each KV head among several query heads and
+    divides the cache by that factor.
+
+    Parameters
+    ----------
+    tokens : float or array_like
+        Tokens held (summed over the sequences of a batch), >= 0.
+    n_layers, n_kv_heads, head_dim : int or array_like
+        Transformer shape, each whole >= 1.
+    bytes_per_value : float or array_like, optional
+        Bytes per stored number, > 0 (default 2: bf16 or fp16).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Bytes.
+
+    Examples
+    --------
+    >>> kv_cache_bytes(1, n_layers=32, n_kv_heads=8, head_dim=128)      # a Llama-3-8B-shaped model
+    131072.0
+    >>> kv_cache_bytes(2048, 32, 32, 128) / 1e9                         # one 2,048-token sequence, no GQA
+    1.073741824
+    """
+    t = check_nonnegative("tokens", tokens)
+    layers = check_whole("n_layers", n_layers)
+    heads = check_whole("n_kv_heads", n_kv_heads)
+    dim = check_whole("head_dim", head_dim)
+    b = check_positive("bytes_per_value", bytes_per_value)
+    tb, lb, hb, db, bb = check_broadcast(tokens=t, n_layers=layers, n_kv_heads=heads, head_dim=dim,
+                                         bytes_per_value=b)
+    return scalar_or_array(2.0 * lb * hb * db * bb * tb, t, layers, heads, dim, b)
+
+
+def devices_to_hold(n_params, bytes_per_param, device_memory_bytes, usable_fraction=0.9, extra_bytes=0.0):
     r"""The smallest number of devices whose memory holds the model's state.
 
-    .. math:: \left\lceil \frac{N \cdot b}{u \cdot M} \right\rceil
+    .. math:: \left\lceil \frac{N \cdot b_\text{p} + \text{extra}}{u \cdot M} \right\rceil
 
-    with N parameters, b bytes per parameter, M bytes of memory per device of
-    which a fraction u is usable (the rest goes to the framework, fragmentation,
-    and, in practice, activations or the KV cache).
+    with N parameters, :math:`b_\text{p}` bytes per parameter, extra bytes that must fit too
+    (the KV cache of a serving batch, activations), and M bytes of memory per
+    device of which a fraction u is usable (the rest goes to the framework and
+    fragmentation). The state is assumed to split evenly across the devices.
 
     Parameters
     ----------
@@ -85,6 +141,9 @@ def devices_to_hold(n_params, bytes_per_param, device_memory_bytes, usable_fract
         Memory of one device in bytes, > 0.
     usable_fraction : float or array_like, optional
         Share of that memory the model state may use, in (0, 1] (default 0.9).
+    extra_bytes : float or array_like, optional
+        Bytes beyond the parameters' state, >= 0 (default 0), e.g. from
+        :func:`kv_cache_bytes`.
 
     Returns
     -------
@@ -96,14 +155,17 @@ def devices_to_hold(n_params, bytes_per_param, device_memory_bytes, usable_fract
     16
     >>> devices_to_hold(70e9, "infer_fp16", 80e9)
     2
+    >>> devices_to_hold(70e9, "infer_fp16", 80e9, extra_bytes=40e9)    # plus a 40 GB KV cache
+    3
     """
-    need = np.asarray(model_bytes(n_params, bytes_per_param))
+    extra = check_nonnegative("extra_bytes", extra_bytes)
+    need = np.asarray(model_bytes(n_params, bytes_per_param)) + extra
     mem = check_positive("device_memory_bytes", device_memory_bytes)
     u = check_fraction("usable_fraction", usable_fraction, open_low=True)
     nb, mb, ub = check_broadcast(model_bytes=need, device_memory_bytes=mem, usable_fraction=u)
     # a relative tolerance keeps an exact fit from rounding up to one device too many
     count = np.ceil(nb / (mb * ub) * (1 - 1e-12)).astype(int)
     count = np.maximum(count, 1)
-    if all(np.ndim(x) == 0 for x in (need, mem, u)):
+    if all(np.ndim(x) == 0 for x in (need, mem, u, extra)):
         return int(count)
     return count

@@ -1,0 +1,136 @@
+"""Figures of Section 3.2: devices needed per model size, the bandwidth hierarchy, where tensor parallelism fits."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..hardware import CATALOG, LINKS, get_accelerator
+from ..layout import A100_ACHIEVED_FLOPS, tensor_parallel_comm_fraction
+from ..memory import BYTES_PER_PARAM, devices_to_hold
+from ..plots import COLORS, IDEAL, log2_axis, style_axes
+
+
+def short_name(name: str) -> str:
+    """'A100 SXM 80GB' -> 'A100'; TPU and AMD names are kept whole."""
+    return name if name.startswith(("TPU", "MI")) else name.split()[0]
+
+
+def count_label(n: float) -> str:
+    """7e9 -> '7B', 1.3e9 -> '1.3B', 1e12 -> '1T'."""
+    return f"{n / 1e12:g}T" if n >= 1e12 else f"{n / 1e9:g}B"
+
+
+def devices_table(n_params, devices=None, usable_fraction=0.9):
+    """Devices needed to hold a model for training (mixed-precision Adam) and for serving (bf16
+    weights only), per device: ``{name: (training, serving)}``."""
+    names = list(CATALOG) if devices is None else [get_accelerator(d).name for d in devices]
+    out = {}
+    for name in names:
+        mem = CATALOG[name].memory_bytes
+        out[name] = (devices_to_hold(n_params, "train_mixed_adam", mem, usable_fraction),
+                     devices_to_hold(n_params, "infer_fp16", mem, usable_fraction))
+    return out
+
+
+def devices_needed(fig, n_params, devices=None, usable_fraction=0.9):
+    """Grouped bars: devices needed to hold an ``n_params`` model's training state and its serving
+    weights on each catalog device, on a log axis, with one 8-device server marked. Returns the axes."""
+    table = devices_table(n_params, devices, usable_fraction)
+    ax = style_axes(fig.subplots())
+    x = np.arange(len(table))
+    train = np.array([v[0] for v in table.values()])
+    serve = np.array([v[1] for v in table.values()])
+    width = 0.38
+    bars_t = ax.bar(x - width / 2, train, width, color=COLORS["vermillion"],
+                    label=f"training ({BYTES_PER_PARAM['train_mixed_adam']:g} B/param)")
+    bars_s = ax.bar(x + width / 2, serve, width, color=COLORS["blue"], hatch="//", edgecolor="white",
+                    label=f"serving, weights only ({BYTES_PER_PARAM['infer_fp16']:g} B/param)")
+    for bars in (bars_t, bars_s):
+        for bar in bars:
+            ax.annotate(f"{int(bar.get_height()):,}", (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                        xytext=(0, 2), textcoords="offset points", ha="center", fontsize=7.5)
+    ax.axhline(8, color=COLORS["grey"], linestyle=":", linewidth=1.3, label="one 8-GPU server")
+    ax.set_yscale("log", base=2)
+    ax.set_ylim(0.7, 4096)
+    ax.set_yticks([1, 4, 16, 64, 256, 1024, 4096])
+    ax.set_yticklabels(["1", "4", "16", "64", "256", "1,024", "4,096"])
+    ax.set_xticks(x)
+    ax.set_xticklabels([short_name(n) for n in table], fontsize=8.5)
+    ax.set_ylabel("devices just to hold it")
+    ax.set_title(f"{count_label(n_params)} parameters, {usable_fraction:.0%} of each device's memory usable",
+                 fontsize=9.5, fontweight="normal")
+    ax.legend(loc="upper left", fontsize=8)
+    return ax
+
+
+def hierarchy_rows(device="H100 SXM 80GB"):
+    """(label, bytes/s per direction, scope) for one device's memory and link and for the catalog's
+    host and network links, fastest first."""
+    dev = get_accelerator(device)
+    rows = [(f"HBM ({short_name(dev.name)})", dev.memory_bandwidth, "device memory")]
+    if dev.link_bandwidth is not None:
+        rows.append((f"{dev.link_name} (per {short_name(dev.name)})", dev.link_bandwidth, "intra-node"))
+    rows += [(name, link.bandwidth, link.scope) for name, link in LINKS.items() if not name.startswith("NVLink")]
+    return sorted(rows, key=lambda r: -r[1])
+
+
+_SCOPE_COLORS = {"device memory": COLORS["green"], "intra-node": COLORS["blue"], "host": COLORS["purple"],
+                 "inter-node": COLORS["orange"]}
+
+
+def bandwidth_hierarchy(fig, device="H100 SXM 80GB"):
+    """Horizontal bars, on a log axis, of the bandwidth (GB/s, one direction) of a device's memory, its
+    NVLink and the catalog's PCIe, InfiniBand and Ethernet links. Returns the axes."""
+    rows = hierarchy_rows(device)
+    ax = style_axes(fig.subplots())
+    y = np.arange(len(rows))[::-1]
+    for yi, (_label, bw, scope) in zip(y, rows):
+        ax.barh(yi, bw / 1e9, color=_SCOPE_COLORS[scope], label=scope)
+        ax.annotate(f"{bw / 1e9:,.1f}", (bw / 1e9, yi), xytext=(3, 0), textcoords="offset points",
+                    va="center", fontsize=8)
+    ax.set_yticks(y)
+    ax.set_yticklabels([r[0] for r in rows], fontsize=8.5)
+    ax.set_xscale("log")
+    ax.set_xlim(5, 20_000)
+    ax.set_xlabel("bandwidth per direction (GB/s, log scale)")
+    handles, labels = ax.get_legend_handles_labels()
+    unique = dict(zip(labels, handles))
+    ax.legend(unique.values(), unique.keys(), loc="lower right", fontsize=8)
+    ax.grid(axis="y", visible=False)
+    return ax
+
+
+def tp_link(tp, gpus_per_node=8, nvlink=300e9, network=None):
+    """The bandwidth a tensor-parallel group of ``tp`` GPUs communicates at: NVLink while it fits in one
+    server, the slowest link it crosses (one network port per GPU) once it spans servers."""
+    network = LINKS["InfiniBand HDR"].bandwidth if network is None else network
+    return np.where(np.asarray(tp) <= gpus_per_node, nvlink, network)
+
+
+def tensor_parallel_placement(fig, hidden=12288, achieved_flops=A100_ACHIEVED_FLOPS, gpus_per_node=8,
+                              tp_max=64):
+    """Scaling efficiency 1/(1 + rho_TP) against the tensor-parallel degree, when the group stays on
+    NVLink up to one server and must cross InfiniBand HDR beyond it; with the all-InfiniBand case for
+    comparison. Returns the axes."""
+    t = 2 ** np.arange(int(np.log2(tp_max)) + 1)
+    nvlink = get_accelerator("A100").link_bandwidth
+    ib = LINKS["InfiniBand HDR"].bandwidth
+    placed = 1 / (1 + tensor_parallel_comm_fraction(t, hidden, achieved_flops, tp_link(t, gpus_per_node, nvlink, ib)))
+    all_ib = 1 / (1 + tensor_parallel_comm_fraction(t, hidden, achieved_flops, ib))
+    ax = style_axes(fig.subplots())
+    ax.plot(t, placed, marker="o", markersize=4, color=COLORS["blue"],
+            label="NVLink inside a server, InfiniBand beyond")
+    ax.plot(t, all_ib, marker="s", markersize=3.5, color=COLORS["vermillion"], linestyle="--",
+            label="every all-reduce over InfiniBand")
+    ax.axvline(gpus_per_node, color=COLORS["grey"], linestyle=":", linewidth=1.3)
+    ax.annotate(f"one server\n({gpus_per_node} GPUs)", (gpus_per_node, 0.08), xytext=(5, 0),
+                textcoords="offset points", fontsize=8, color=COLORS["grey"])
+    ax.axhline(1.0, **IDEAL)
+    log2_axis(ax, "x")
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel("tensor-parallel degree t")
+    ax.set_ylabel(r"efficiency $1/(1 + \rho_\mathrm{TP})$")
+    ax.set_title(f"hidden size {hidden:,}, {achieved_flops / 1e12:g} TFLOP/s sustained per GPU",
+                 fontsize=9.5, fontweight="normal")
+    ax.legend(loc="lower left", fontsize=8)
+    return ax

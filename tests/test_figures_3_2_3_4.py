@@ -1,0 +1,168 @@
+"""The drawing functions of Sections 3.2 and 3.4 plot exactly what the models compute, and every slider
+position used by the notebooks draws."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+import scalinglib as sl
+from scalinglib.figures import s3_2, s3_4
+from scalinglib.widgets import choice, render_frames
+
+#: The slider positions of the two notebooks (kept in step with them by test_slider_values_match_the_notebooks).
+MODEL_SIZES = [1e9, 3e9, 7e9, 13e9, 34e9, 70e9, 175e9, 405e9, 1e12, 2e12]
+UTILIZATIONS = [0.1, 0.3, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.98]
+FANOUTS = [1, 3, 10, 30, 100, 300, 1000, 3000, 10000]
+
+
+def _lines(ax):
+    return {line.get_label(): (np.asarray(line.get_xdata()), np.asarray(line.get_ydata())) for line in ax.get_lines()}
+
+
+@pytest.fixture
+def fig():
+    figure = plt.figure()
+    yield figure
+    plt.close(figure)
+
+
+# --- Section 3.2 ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n_params", MODEL_SIZES)
+def test_devices_needed_bars_are_the_device_counts(fig, n_params):
+    ax = s3_2.devices_needed(fig, n_params)
+    bars = [patch.get_height() for patch in ax.patches]
+    names = list(sl.CATALOG)
+    train = [sl.devices_to_hold(n_params, "train_mixed_adam", sl.CATALOG[d].memory_bytes) for d in names]
+    serve = [sl.devices_to_hold(n_params, "infer_fp16", sl.CATALOG[d].memory_bytes) for d in names]
+    assert bars == train + serve
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["A100", "H100", "H200", "MI300X", "TPU v4", "TPU v5e",
+                                                             "TPU v5p"]
+    assert _lines(ax)["one 8-GPU server"][1][0] == 8
+
+
+def test_bandwidth_hierarchy_bars_come_from_the_catalog(fig):
+    ax = s3_2.bandwidth_hierarchy(fig, "H100")
+    widths = sorted((patch.get_width() for patch in ax.patches), reverse=True)
+    h100 = sl.get_accelerator("H100")
+    expected = sorted([h100.memory_bandwidth, h100.link_bandwidth]
+                      + [link.bandwidth for name, link in sl.LINKS.items() if not name.startswith("NVLink")],
+                      reverse=True)
+    np.testing.assert_allclose(widths, np.array(expected) / 1e9)
+    assert s3_2.hierarchy_rows("H100")[0][0] == "HBM (H100)"
+
+
+def test_hierarchy_of_a_device_without_a_documented_link(fig):
+    rows = s3_2.hierarchy_rows("TPU v4")
+    assert all("ICI" not in label for label, _, _ in rows)
+    s3_2.bandwidth_hierarchy(fig, "TPU v4")
+
+
+def test_tensor_parallel_placement_curves(fig):
+    ax = s3_2.tensor_parallel_placement(fig, hidden=12288)
+    lines = _lines(ax)
+    t, placed = lines["NVLink inside a server, InfiniBand beyond"]
+    x = sl.layout.A100_ACHIEVED_FLOPS
+    link = np.where(t <= 8, 300e9, 25e9)
+    np.testing.assert_allclose(placed, 1 / (1 + sl.tensor_parallel_comm_fraction(t, 12288, x, link)))
+    _, all_ib = lines["every all-reduce over InfiniBand"]
+    np.testing.assert_allclose(all_ib, 1 / (1 + sl.tensor_parallel_comm_fraction(t, 12288, x, 25e9)))
+    # the numbers of the text and caption: above 0.9 inside the server, about 0.4 one step past it
+    assert placed[t == 8][0] > 0.9 and round(placed[t == 16][0], 2) == 0.38
+    assert 1 - all_ib[t == 8][0] > 0.4
+
+
+# --- Section 3.4 ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("u", UTILIZATIONS)
+def test_latency_vs_utilization_curves(fig, u):
+    ax_c, ax_d = s3_4.latency_vs_utilization(fig, u)
+    lines = _lines(ax_c)
+    rho, mean_ms = lines["mean"]
+    np.testing.assert_allclose(mean_ms, 1e3 * sl.mm1_mean_response(rho * 100, 100.0))
+    np.testing.assert_allclose(lines["p99"][1], 1e3 * sl.mm1_response_percentile(0.99, rho * 100, 100.0))
+    dots = [line for line in ax_c.get_lines() if line.get_marker() == "o"]
+    assert [float(d.get_xdata()[0]) for d in dots] == [u, u, u]
+    assert float(dots[0].get_ydata()[0]) == pytest.approx(1e3 * sl.mm1_mean_response(u * 100, 100.0))
+    t_ms, share = [np.asarray(v) for v in (ax_d.get_lines()[0].get_xdata(), ax_d.get_lines()[0].get_ydata())]
+    np.testing.assert_allclose(share, np.exp(-(100 - 100 * u) * t_ms / 1e3))
+
+
+@pytest.mark.parametrize("n", FANOUTS)
+def test_fanout_curves_and_markers(fig, n):
+    ax = s3_4.fanout(fig, n)
+    lines = _lines(ax)
+    ns, p = lines["1 server in 100 slow"]
+    np.testing.assert_allclose(p, sl.fanout_slow_probability(0.01, ns))
+    marker = [line for line in ax.get_lines() if line.get_marker() == "o"][0]
+    assert float(marker.get_ydata()[0]) == pytest.approx(sl.fanout_slow_probability(0.01, n))
+
+
+def test_fanout_figure_marks_63_percent(fig):
+    ax = s3_4.fanout(fig, 100)
+    assert "63.4%" in [t.get_text() for t in ax.texts]
+
+
+def test_hedged_latency_curves(fig):
+    ax = s3_4.hedged_latency(fig, 0.95, seed=0, n_requests=20_000)
+    (x1, y1), (x2, y2) = [(line.get_xdata(), line.get_ydata()) for line in ax.get_lines()[:2]]
+    assert np.all(np.diff(y1) <= 0) and np.all(np.diff(y2) <= 0)
+    r = sl.simulate_hedged_requests(20_000, 0.95, 0)
+    assert x1[-1] == pytest.approx(1e3 * np.sort(r.baseline)[-2])
+    assert x2[-1] <= x1[-1]
+    assert f"+{r.extra_load:.1%} requests" in ax.get_legend_handles_labels()[1][1]
+
+
+def test_straggler_curves(fig):
+    ax_t, ax_e = s3_4.stragglers(fig, 1.0, 0.05, k_max=256, n_steps=300)
+    lines = _lines(ax_t)
+    ks, closed = lines[r"exponential jitter: $t_0 + \tau H_K$"]
+    np.testing.assert_allclose(closed, sl.expected_slowest_step(ks, 1.0, 0.05))
+    kb, backed = lines["exponential, K/32 backups"]
+    np.testing.assert_allclose(backed, sl.expected_slowest_step(kb, 1.0, 0.05, backups=kb // 32))
+    _, eff = _lines(ax_e)["no backups"]
+    np.testing.assert_allclose(eff, 1.05 / closed)
+    _, eff_b = _lines(ax_e)["K/32 backups, counting their cost"]
+    np.testing.assert_allclose(eff_b, kb * 1.05 / ((kb + kb // 32) * backed))
+
+
+@pytest.mark.parametrize(("model", "context"), [("Llama-3-8B", 2048), ("Llama-2-7B", 2048), ("Llama-3-8B", 512)])
+def test_batching_curves(fig, model, context):
+    ax_x, ax_l = s3_4.batching(fig, model, "A100", context)
+    b, tps = _lines(ax_x)["model: max(memory, compute) time"]
+    prof = sl.decode_profile(b, model, "A100", context)
+    np.testing.assert_allclose(tps, prof["tokens_per_s"])
+    assert np.all(b <= prof["max_batch"])
+    _, step_ms = _lines(ax_l)["time per step = per-token latency"]
+    np.testing.assert_allclose(step_ms, 1e3 * prof["step_time"])
+
+
+# --- every slider position draws -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("draw", "name", "values", "size"), [
+    (s3_2.devices_needed, "n_params", MODEL_SIZES, (6.4, 3.0)),
+    (s3_4.latency_vs_utilization, "utilization", UTILIZATIONS, (8.0, 3.0)),
+    (s3_4.fanout, "n", FANOUTS, (6.4, 3.0)),
+])
+def test_slider_frames_all_draw_and_differ(draw, name, values, size):
+    frames = render_frames(draw, {name: choice(name, values)}, width=size[0], height=size[1])
+    assert len(frames) == len(values) <= 24
+    pngs = list(frames.values())
+    assert all(a != b for a, b in zip(pngs, pngs[1:]))       # each step of the slider changes the picture
+    assert sum(map(len, pngs)) < 250_000                     # page weight: each slider well under the budget
+
+
+def test_slider_values_match_the_notebooks():
+    """The positions tested above are the ones the notebooks use."""
+    import json
+    from pathlib import Path
+
+    book = Path(__file__).resolve().parent.parent / "book"
+    source = {}
+    for name in ("03-02-horizontal-and-vertical-scaling", "03-04-latency-throughput-and-tail-latency"):
+        cells = json.loads((book / f"{name}.ipynb").read_text())["cells"]
+        source[name] = "\n".join("".join(c["source"]) for c in cells if "slider_figure(" in "".join(c["source"]))
+    assert "[1e9, 3e9, 7e9, 13e9, 34e9, 70e9, 175e9, 405e9, 1e12, 2e12]" in source["03-02-horizontal-and-vertical-scaling"]
+    s34 = source["03-04-latency-throughput-and-tail-latency"]
+    assert "[0.1, 0.3, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.98]" in s34
+    assert "[1, 3, 10, 30, 100, 300, 1000, 3000, 10000]" in s34

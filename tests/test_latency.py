@@ -1,0 +1,293 @@
+"""Section 3.4's latency models: Little's law, the M/M/1 queue, fan-out, hedged requests, stragglers.
+
+Closed forms are checked against seeded simulations and against the numbers Dean and Barroso (2013)
+publish; simulations are checked for the properties that must hold whatever the seed.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import scalinglib as sl
+
+rates = st.floats(0.01, 1e4)
+fractions = st.floats(0.0, 1.0)
+
+
+# --- Little's law -----------------------------------------------------------------------------------------------
+
+@given(rates, st.floats(1e-4, 1e3))
+def test_littles_law_round_trips(lam, t):
+    L = sl.littles_law(arrival_rate=lam, time_in_system=t)
+    assert math.isclose(L, lam * t)
+    assert math.isclose(sl.littles_law(number_in_system=L, time_in_system=t), lam)
+    assert math.isclose(sl.littles_law(number_in_system=L, arrival_rate=lam), t)
+
+
+def test_littles_law_worked_example_of_the_text():
+    assert sl.littles_law(arrival_rate=200.0, time_in_system=0.25) == 50.0
+    assert sl.littles_law(number_in_system=64, time_in_system=2.0) == 32.0
+    np.testing.assert_allclose(sl.littles_law(arrival_rate=[1.0, 2.0], time_in_system=3.0), [3.0, 6.0])
+
+
+@pytest.mark.parametrize("given_args", [{}, {"arrival_rate": 1.0},
+                                        {"arrival_rate": 1.0, "time_in_system": 1.0, "number_in_system": 1.0}])
+def test_littles_law_needs_exactly_two(given_args):
+    with pytest.raises(TypeError, match="exactly two of arrival_rate, time_in_system, number_in_system"):
+        sl.littles_law(**given_args)
+
+
+def test_littles_law_holds_on_a_simulated_queue():
+    """L measured at random instants equals lambda x mean time inside, within sampling error."""
+    run = sl.simulate_mm1(80.0, 100.0, 1_000_000, seed=1)
+    instants = np.random.default_rng(2).uniform(run.arrivals[0], run.departures[-1], 20_000)
+    inside = np.searchsorted(run.arrivals, instants, "right") - np.searchsorted(run.departures, instants, "right")
+    rate = len(run.arrivals) / (run.arrivals[-1] - run.arrivals[0])
+    assert inside.mean() == pytest.approx(rate * run.response.mean(), rel=0.05)
+
+
+# --- the M/M/1 queue ------------------------------------------------------------------------------------------
+
+@given(st.floats(0.0, 0.999), st.floats(0.1, 1e4), st.floats(0.001, 0.999))
+def test_mm1_formulas(u, mu, q):
+    lam = u * mu
+    mean = sl.mm1_mean_response(lam, mu)
+    assert math.isclose(mean, 1 / (mu - lam))
+    assert math.isclose(mean, (1 / mu) / (1 - u), rel_tol=1e-9)
+    tq = sl.mm1_response_percentile(q, lam, mu)
+    assert math.isclose(tq, -math.log(1 - q) * mean, rel_tol=1e-9)
+
+
+def test_p99_is_ln100_times_the_mean_and_grows_with_load():
+    mu = 100.0
+    lam = np.linspace(0, 99, 50)
+    ratio = sl.mm1_response_percentile(0.99, lam, mu) / sl.mm1_mean_response(lam, mu)
+    np.testing.assert_allclose(ratio, math.log(100))
+    assert np.all(np.diff(sl.mm1_mean_response(lam, mu)) > 0)
+
+
+def test_hockey_stick_table_of_the_text():
+    mu = 100.0
+    U = np.array([0.5, 0.7, 0.8, 0.9, 0.95, 0.99])
+    mean_ms = 1e3 * sl.mm1_mean_response(U * mu, mu)
+    np.testing.assert_allclose(mean_ms, [20, 33.333, 50, 100, 200, 1000], rtol=1e-4)
+    p99_ms = 1e3 * sl.mm1_response_percentile(0.99, U * mu, mu)
+    assert [round(x) for x in p99_ms] == [92, 154, 230, 461, 921, 4605]
+    # the utilization a 100 ms p99 allows, and "five times" then "five times again"
+    assert 1 - math.log(100) / (mu * 0.1) == pytest.approx(0.539, abs=5e-4)
+    assert mean_ms[3] / mean_ms[0] == pytest.approx(5) and mean_ms[5] / mean_ms[4] == pytest.approx(5)
+
+
+def test_unstable_queue_is_refused_with_a_clear_message():
+    with pytest.raises(ValueError, match=r"arrival_rate must be < service_rate .* got arrival_rate 110 >= service_rate 100"):
+        sl.mm1_mean_response(110.0, 100.0)
+    with pytest.raises(ValueError, match="arrival_rate must be < service_rate"):
+        sl.mm1_response_percentile(0.99, 100.0, 100.0)
+    with pytest.raises(ValueError, match=r"at index 2"):
+        sl.mm1_mean_response([1.0, 2.0, 200.0], 100.0)
+    with pytest.raises(ValueError, match="arrival_rate must be < service_rate"):
+        sl.simulate_mm1(100.0, 100.0, 10)
+
+
+@pytest.mark.parametrize("q", [0.0, 1.0, -0.5, 2.0])
+def test_quantile_must_be_strictly_between_0_and_1(q):
+    with pytest.raises(ValueError, match=r"q must be in \(0, 1\)"):
+        sl.mm1_response_percentile(q, 1.0, 2.0)
+
+
+@pytest.mark.parametrize("u", [0.5, 0.8, 0.9])
+def test_simulated_queue_matches_the_formulas(u):
+    run = sl.simulate_mm1(u * 100.0, 100.0, 1_000_000, seed=11)
+    assert run.response.mean() == pytest.approx(sl.mm1_mean_response(u * 100.0, 100.0), rel=0.05)
+    assert np.quantile(run.response, 0.99) == pytest.approx(sl.mm1_response_percentile(0.99, u * 100.0, 100.0),
+                                                            rel=0.06)
+
+
+def test_simulation_is_seeded_and_first_come_first_served():
+    a, b = sl.simulate_mm1(50.0, 100.0, 5000, seed=3), sl.simulate_mm1(50.0, 100.0, 5000, seed=3)
+    np.testing.assert_array_equal(a.response, b.response)
+    assert not np.array_equal(a.response, sl.simulate_mm1(50.0, 100.0, 5000, seed=4).response)
+    assert np.all(np.diff(a.arrivals) > 0) and np.all(np.diff(a.departures) >= 0)
+    np.testing.assert_allclose(a.departures - a.arrivals, a.response)
+
+
+def test_simulation_values_quoted_in_the_text():
+    run = sl.simulate_mm1(80.0, 100.0, 1_000_000, seed=1)
+    assert round(1e3 * run.response.mean(), 1) == 50.8
+    assert round(1e3 * np.quantile(run.response, 0.99)) == 231
+
+
+# --- fan-out ------------------------------------------------------------------------------------------------------
+
+def test_dean_and_barroso_fanout_numbers():
+    """The Tail at Scale (CACM 56(2), 2013): 1 in 100 slow and 100 servers -> 63% of requests slow; 1 in
+    10,000 and 2,000 servers -> 'almost one in five'."""
+    assert sl.fanout_slow_probability(0.01, 100) == pytest.approx(1 - 0.99**100)
+    assert round(100 * sl.fanout_slow_probability(0.01, 100)) == 63
+    assert round(sl.fanout_slow_probability(1e-4, 2000), 3) == 0.181
+    assert 0.17 < sl.fanout_slow_probability(1e-4, 2000) < 0.2
+
+
+@given(fractions, st.integers(1, 10_000))
+def test_fanout_formula_and_limits(p, n):
+    value = sl.fanout_slow_probability(p, n)
+    assert 0.0 <= value <= 1.0
+    assert value == pytest.approx(1 - (1 - p) ** n, abs=1e-12)
+    assert value >= p - 1e-15          # more servers can only make it worse
+
+
+@given(st.floats(0.0, 0.5), st.integers(1, 500), st.integers(1, 500))
+def test_fanout_composes(p, n1, n2):
+    """Waiting for n1 + n2 servers is fast only if both groups are fast."""
+    both = 1 - (1 - sl.fanout_slow_probability(p, n1)) * (1 - sl.fanout_slow_probability(p, n2))
+    assert sl.fanout_slow_probability(p, n1 + n2) == pytest.approx(both, abs=1e-12)
+
+
+def test_fanout_edges_and_arrays():
+    assert sl.fanout_slow_probability(0.0, 1000) == 0.0
+    assert sl.fanout_slow_probability(1.0, 3) == 1.0
+    assert sl.fanout_slow_probability(0.3, 1) == pytest.approx(0.3)
+    np.testing.assert_allclose(sl.fanout_slow_probability([0.0, 0.01, 1.0], 100), [0.0, 1 - 0.99**100, 1.0])
+
+
+def test_simulated_fanout_matches_the_formula():
+    leaves = sl.sample_server_latency(20_000 * 100, seed=5).reshape(20_000, 100)
+    p99 = np.quantile(sl.sample_server_latency(200_000, seed=0), 0.99)
+    share = np.mean(leaves.max(axis=1) > p99)
+    assert share == pytest.approx(sl.fanout_slow_probability(0.01, 100), abs=0.02)
+
+
+# --- the latency mixture and hedged requests --------------------------------------------------------------------
+
+def test_server_latency_model_has_the_documented_shape():
+    x = sl.sample_server_latency(400_000, seed=12)
+    assert np.all(x > 0)
+    q50, q95, q99, q999 = np.quantile(x, [0.5, 0.95, 0.99, 0.999])
+    assert 0.0095 < q50 < 0.0105          # "p50 near 10 ms"
+    assert 0.016 < q95 < 0.019            # "p95 near 18 ms"
+    assert 0.19 < q99 < 0.25              # "p99 near 0.2 s"
+    assert 0.8 < q999 < 1.0               # "p99.9 near 0.9 s"
+    np.testing.assert_array_equal(sl.sample_server_latency(10, seed=1), sl.sample_server_latency(10, seed=1))
+    assert np.all(sl.sample_server_latency(1000, seed=1, p_slow=0.0) < 0.1)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_hedge_never_makes_a_request_slower(seed):
+    r = sl.simulate_hedged_requests(50_000, 0.95, seed)
+    assert np.all(r.hedged <= r.baseline)
+    assert r.hedged.min() <= r.baseline.min()                    # never makes the minimum worse
+    early = r.baseline <= r.delay                                 # finished before the hedge went out
+    np.testing.assert_array_equal(r.hedged[early], r.baseline[early])
+    assert np.all(r.hedged <= r.delay + 10.0)
+
+
+@pytest.mark.parametrize("q", [0.5, 0.9, 0.95, 0.99])
+def test_extra_load_is_the_share_still_pending_at_the_delay(q):
+    n = 100_000
+    r = sl.simulate_hedged_requests(n, q, seed=7)
+    assert r.extra_load == np.mean(r.baseline > r.delay)           # by definition of the simulation
+    # the delay is the q-quantile of an independent history, so the share is 1 - q within sampling error
+    # (binomial error of the pending share, plus the history's own quantile error: allow 5 standard errors)
+    se = math.sqrt(q * (1 - q) / n) * math.sqrt(2)
+    assert abs(r.extra_load - (1 - q)) < 5 * se
+
+
+def test_hedging_numbers_quoted_in_the_text():
+    r = sl.simulate_hedged_requests(200_000, 0.95, seed=0)
+    assert round(1e3 * r.delay, 1) == 17.5
+    assert round(r.extra_load, 4) == 0.05
+    base = np.quantile(r.baseline, [0.5, 0.99, 0.999])
+    hedged = np.quantile(r.hedged, [0.5, 0.99, 0.999])
+    assert hedged[0] == pytest.approx(base[0], rel=0.01)           # the median does not move
+    assert base[1] / hedged[1] > 5 and base[2] / hedged[2] > 20     # the tail collapses
+    assert [round(1e3 * x, 1) for x in hedged[1:]] == [27.5, 34.2]
+    assert round(sl.fanout_slow_probability(np.mean(r.baseline > 0.1), 100), 3) == 0.783
+    assert round(sl.fanout_slow_probability(np.mean(r.hedged > 0.1), 100), 3) == 0.019
+
+
+def test_explicit_delays_are_validated():
+    with pytest.raises(ValueError, match="delay must be >= 0"):
+        sl.simulate_hedged_requests(100, delay=-0.01)
+    with pytest.raises(TypeError, match="delay"):
+        sl.simulate_hedged_requests(100, delay="soon")
+
+
+def test_explicit_delays():
+    r0 = sl.simulate_hedged_requests(10_000, seed=3, delay=0.0)
+    assert r0.extra_load == 1.0                                   # every request sends two copies
+    late = sl.simulate_hedged_requests(10_000, seed=3, delay=1e6)
+    assert late.extra_load == 0.0
+    np.testing.assert_array_equal(late.hedged, late.baseline)
+
+
+# --- stragglers -----------------------------------------------------------------------------------------------
+
+def test_harmonic_numbers():
+    assert sl.harmonic_number(0) == 0.0 and sl.harmonic_number(1) == 1.0
+    assert sl.harmonic_number(4) == pytest.approx(25 / 12)
+    h = sl.harmonic_number(np.array([10, 1000, 100_000]))
+    np.testing.assert_allclose(h - np.log([10, 1000, 100_000]), 0.5772156649, atol=0.05)
+    with pytest.raises(ValueError, match="n must be a whole number"):
+        sl.harmonic_number(-1)
+    with pytest.raises(ValueError, match="10,000,000"):
+        sl.harmonic_number(10**8)
+
+
+@given(st.integers(1, 5000), st.floats(0.0, 10.0), st.floats(0.0, 1.0), st.integers(0, 200))
+def test_expected_slowest_step_closed_form(k, t0, tau, b):
+    value = sl.expected_slowest_step(k, t0, tau, backups=b)
+    exact = t0 + tau * sum(1.0 / i for i in range(b + 1, k + b + 1))
+    assert value == pytest.approx(exact, rel=1e-9, abs=1e-12)
+    assert value >= t0 - 1e-12
+    assert value <= sl.expected_slowest_step(k, t0, tau) + 1e-12    # backups never hurt
+
+
+def test_one_worker_waits_for_itself():
+    assert sl.expected_slowest_step(1, 1.0, 0.05) == pytest.approx(1.05)
+    assert sl.expected_slowest_step(4096, 2.0, 0.0) == 2.0
+
+
+@pytest.mark.parametrize(("k", "b"), [(1, 0), (8, 0), (64, 0), (512, 0), (256, 8), (64, 4)])
+def test_closed_form_matches_the_monte_carlo(k, b):
+    steps = sl.simulate_slowest_step(k, 1.0, 0.05, n_steps=20_000, seed=k + b, backups=b)
+    se = steps.std() / math.sqrt(steps.size)
+    assert abs(steps.mean() - sl.expected_slowest_step(k, 1.0, 0.05, backups=b)) < 5 * se
+
+
+def test_gaussian_jitter_matches_known_expected_maxima():
+    """E[max of 2 standard normals] = 1/sqrt(pi); of 3, 3/(2 sqrt(pi))."""
+    for k, exact in ((2, 1 / math.sqrt(math.pi)), (3, 3 / (2 * math.sqrt(math.pi)))):
+        steps = sl.simulate_slowest_step(k, 0.0, 1.0, n_steps=200_000, seed=k, model="gaussian")
+        assert steps.mean() == pytest.approx(exact, abs=5 * steps.std() / math.sqrt(steps.size))
+
+
+def test_gaussian_grows_slower_than_exponential():
+    k = 4096
+    gauss = sl.simulate_slowest_step(k, 1.0, 0.05, n_steps=500, seed=1, model="gaussian").mean()
+    assert gauss < sl.expected_slowest_step(k, 1.0, 0.05)
+    assert gauss - 1.0 < 0.05 * math.sqrt(2 * math.log(k))
+
+
+def test_straggler_numbers_quoted_in_the_text():
+    t0, tau = 1.0, 0.05
+    assert round(sl.expected_slowest_step(1024, t0, tau), 3) == 1.375
+    assert round(sl.expected_slowest_step(1024, t0, tau, backups=16), 3) == 1.207
+    saving = 1 - 1040 * sl.expected_slowest_step(1024, t0, tau, 16) / (1024 * sl.expected_slowest_step(1024, t0, tau))
+    assert round(saving, 2) == 0.11
+    assert round((t0 + tau) / sl.expected_slowest_step(4096, t0, tau), 3) == 0.727
+    # exercise 3.4.4
+    assert round(sl.harmonic_number(256), 3) == 6.124
+    assert round(sl.expected_slowest_step(256, t0, tau, 8), 3) == 1.172
+    # more spares eventually cost more than they save
+    gpu_seconds = [(1024 + b) * sl.expected_slowest_step(1024, t0, tau, b) for b in (0, 16, 32, 64)]
+    assert gpu_seconds[1] < gpu_seconds[0] and gpu_seconds[3] > gpu_seconds[2]
+
+
+def test_model_choice_is_validated():
+    with pytest.raises(ValueError, match="model must be one of 'exponential', 'gaussian'"):
+        sl.simulate_slowest_step(4, 1.0, 0.1, model="pareto")
+    with pytest.raises(TypeError, match="seed"):
+        sl.simulate_slowest_step(4, 1.0, 0.1, seed="zero")

@@ -1,0 +1,150 @@
+"""Every number the prose of Sections 3.2 and 3.4 quotes, recomputed with the library, and found in the
+stored outputs of the notebooks (so that text and cells cannot drift apart)."""
+
+import math
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+import scalinglib as sl
+from scalinglib.exercises import expected_answer, registered_keys
+
+BOOK = Path(__file__).resolve().parent.parent / "book"
+
+
+def _printed(name):
+    nb = nbformat.read(BOOK / f"{name}.ipynb", as_version=4)
+    return "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
+                   if o.get("output_type") == "stream")
+
+
+S32 = "03-02-horizontal-and-vertical-scaling"
+S34 = "03-04-latency-throughput-and-tail-latency"
+
+
+# --- Section 3.2 ------------------------------------------------------------------------------------------------
+
+def test_single_device_ceilings():
+    largest = max(sl.CATALOG.values(), key=lambda a: a.memory_bytes)
+    fastest = max(sl.CATALOG.values(), key=lambda a: a.peak("bf16"))
+    assert largest.name == "MI300X" and largest.memory_bytes == 192e9
+    assert round(70e9 * 16 / largest.memory_bytes, 1) == 5.8
+    years = 6 * 175e9 * 300e9 / (0.5 * fastest.peak("bf16")) / (365.25 * 86400)
+    assert round(years, 1) == 15.3
+    text = _printed(S32)
+    assert "1.12 TB = 5.8 times the largest device" in text and "15.3 years" in text
+
+
+def test_bytes_per_parameter_and_devices():
+    assert sl.BYTES_PER_PARAM["train_mixed_adam"] == 2 + 2 + 4 + 4 + 4
+    h100 = sl.get_accelerator("H100").memory_bytes
+    assert sl.devices_to_hold(70e9, "train_mixed_adam", h100) == 16
+    assert sl.devices_to_hold(70e9, "infer_fp16", h100) == 2
+    assert "library: 16 2" in _printed(S32)
+
+
+def test_devices_table_claims():
+    counts = {d: sl.devices_to_hold(n, "train_mixed_adam", sl.CATALOG[d].memory_bytes)
+              for d in sl.CATALOG for n in [13e9]}
+    assert set(counts.values()) >= {2, 3}          # "a 13B model already needs two or three GPUs"
+    a100 = sl.CATALOG["A100 SXM 80GB"].memory_bytes
+    assert sl.devices_to_hold(70e9, "train_mixed_adam", a100) == 16            # two servers of eight
+    assert sl.devices_to_hold(1e12, "train_mixed_adam", a100) > 200
+    mi300x = sl.CATALOG["MI300X"].memory_bytes
+    v5e = sl.CATALOG["TPU v5e"].memory_bytes
+    for n in (70e9, 175e9, 405e9, 1e12):
+        assert sl.devices_to_hold(n, "train_mixed_adam", mi300x) < sl.devices_to_hold(n, "train_mixed_adam", a100) / 2
+        ratio = sl.devices_to_hold(n, "train_mixed_adam", v5e) / sl.devices_to_hold(n, "train_mixed_adam", a100)
+        assert 4.5 < ratio < 5.5                                             # "about five times as many"
+    # largest models that fit: about 11B on any one device, 36B on one server of 80 GB GPUs, 86B of MI300Xs,
+    # about 290B for serving on one server of 80 GB GPUs
+    assert round(0.9 * mi300x / 16 / 1e9) == 11
+    assert round(8 * 0.9 * a100 / 16 / 1e9) == 36
+    assert round(8 * 0.9 * mi300x / 16 / 1e9) == 86
+    assert round(8 * 0.9 * a100 / 2 / 1e9, -1) == 290
+    for device in sl.CATALOG.values():                      # the TPU/GPU line of the slider text
+        assert device.devices_per_node == 8 or device.kind == "TPU"
+
+
+def test_bandwidth_ratios():
+    h100, a100 = sl.get_accelerator("H100"), sl.get_accelerator("A100")
+    ndr, hdr = sl.LINKS["InfiniBand NDR"].bandwidth, sl.LINKS["InfiniBand HDR"].bandwidth
+    assert round(h100.memory_bandwidth / h100.link_bandwidth, 1) == 7.4
+    assert round(h100.link_bandwidth / ndr) == 9
+    assert round(a100.link_bandwidth / hdr) == 12
+    text = _printed(S32)
+    assert "H100: HBM / NVLink = 7.4, NVLink / NDR port = 9" in text
+
+
+def test_tensor_parallel_numbers():
+    x, nv, hdr = 150e12, 300e9, 25e9
+    e = {(t, bw): sl.scaling_efficiency(sl.tensor_parallel_comm_fraction(t, 12288, x, bw))
+         for t in (8, 16) for bw in (nv, hdr)}
+    assert round(e[(8, nv)], 2) == 0.94 and round(e[(8, hdr)], 2) == 0.57 and round(e[(16, hdr)], 2) == 0.38
+    assert "t = 16 on HDR port: rho_TP = 1.628, efficiency = 0.38" in _printed(S32)
+
+
+def test_traffic_table_is_printed():
+    text = _printed(S32)
+    assert "compute per step: 7.17 s per GPU" in text
+    assert "TP          135.3      0.45 s           5.41 s" in text
+
+
+# --- Section 3.4 ------------------------------------------------------------------------------------------------
+
+def test_dean_and_barroso_in_the_notebook():
+    text = _printed(S34)
+    assert "1 in    100 slow,   100 servers: 63.4% of requests slow" in text
+    assert "1 in 10,000 slow, 2,000 servers: 18.1% of requests slow" in text
+    assert round(0.5 ** (1 / 100), 4) == 0.9931 and "99.31% quantile" in text
+
+
+def test_hockey_stick_and_targets_in_the_notebook():
+    text = _printed(S34)
+    assert " 0.99    1,000      693    4,605    6,908" in text
+    assert "highest utilization for p99 <= 100 ms: 53.9%" in text
+    assert "arrival_rate must be < service_rate" in text
+
+
+def test_server_latency_summary():
+    x = sl.sample_server_latency(200_000, seed=0)
+    assert round(1e3 * x.mean()) == 17 and round(1e3 * np.quantile(x, 0.5)) == 10
+    assert np.quantile(x, 0.99) > 0.2
+    assert "p99    224.5 ms" in _printed(S34)
+
+
+def test_hedging_and_batching_in_the_notebook():
+    text = _printed(S34)
+    assert "extra load: 5.00% more requests sent" in text
+    assert "p99 cut 8.1-fold, p99.9 cut 26.3-fold" in text
+    assert "batch 64 / batch 1 = 31.4x (reported: about 27x)" in text
+    assert "compute never overtakes memory" in text
+    assert "the model is +16% off the reported ratio" in text
+    assert "0.7% at batch 1, 21.5% at batch 64" in text
+    assert "Llama-2-7B       1.07 GB    11.3x             54" in text
+    assert "Llama-3-8B       0.27 GB    31.4x            208" in text
+
+
+# --- exercises: every part of both sections is checked in its notebook ------------------------------------------
+
+@pytest.mark.parametrize("section", ["3-2", "3-4"])
+def test_each_section_has_at_least_three_checked_exercises(section):
+    keys = [k for k in registered_keys() if k.startswith(f"ex-{section}-")]
+    exercises = {k.rsplit("-", 1)[0] + "-" + k.rsplit("-", 1)[1][0] for k in keys}
+    assert len(exercises) >= 3
+    for key in keys:
+        assert expected_answer(key) is not None
+
+
+def test_exercise_answers_are_what_the_solutions_say():
+    assert expected_answer("ex-3-2-1a") == 208.0 and expected_answer("ex-3-2-1d") == 2
+    assert expected_answer("ex-3-2-2b") == [12, 12, 7, 5]
+    assert [round(t, 1) for t in expected_answer("ex-3-2-3a")] == [4.2, 31.1, 280.0]
+    assert [round(e, 2) for e in expected_answer("ex-3-2-4a")] == [0.91, 0.47, 0.29]
+    assert expected_answer("ex-3-4-2c") == pytest.approx(1 - math.log(100) / 10)
+    assert round(expected_answer("ex-3-4-3a"), 3) == 0.634
+    assert round(expected_answer("ex-3-4-3c"), 5) == 0.00995
+    assert [round(x) for x in expected_answer("ex-3-4-4d")] == [334, 309]
+    assert expected_answer("ex-3-4-5c") == 52
