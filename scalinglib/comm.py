@@ -684,6 +684,9 @@ def hierarchical_allreduce_time(nbytes, nodes, per_node, alpha_intra, beta_intra
     m = check_whole("nodes", nodes)
     g = check_whole("per_node", per_node)
     n = check_nonnegative("nbytes", nbytes)
+    for name, value in (("alpha_intra", alpha_intra), ("beta_intra", beta_intra), ("alpha_inter", alpha_inter),
+                        ("beta_inter", beta_inter), ("gamma", gamma)):
+        check_nonnegative(name, value)
     inside_rs = collective_time("reduce_scatter", n, g, alpha_intra, beta_intra, gamma)
     across = collective_time("allreduce", np.asarray(n) / g, m, alpha_inter, beta_inter, gamma)
     inside_ag = collective_time("allgather", n, g, alpha_intra, beta_intra)

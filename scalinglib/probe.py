@@ -314,13 +314,13 @@ def _sizes(name: str, values, minimum: int = 1) -> list[int]:
 # --- Section 3.7: bandwidth, FLOP/s and kernels ---------------------------------------------------
 
 
-def bandwidth_timings(elements=(2**22, 2**23, 2**24), repeats=5) -> Timings:
+def bandwidth_timings(elements=(2**22, 3 * 2**21, 2**23), repeats=5) -> Timings:
     """Time ``c = a + b`` on float64 arrays of each length; the amount is the bytes moved.
 
     Each element reads two numbers and writes one: 24 bytes. The arrays are
     written once before timing so that the operating system has mapped every
     page. Use lengths whose three arrays are far larger than the last-level
-    cache (the default's smallest case is 3 x 32 MiB).
+    cache (the default's arrays hold 32 to 64 MiB each).
 
     Parameters
     ----------
@@ -352,7 +352,7 @@ def bandwidth_timings(elements=(2**22, 2**23, 2**24), repeats=5) -> Timings:
     return Timings(24.0 * np.array(sizes, dtype=float), np.array(seconds))
 
 
-def matmul_timings(sizes=(512, 1024, 1536), repeats=3, seed=0) -> Timings:
+def matmul_timings(sizes=(512, 768, 1024), repeats=5, seed=0) -> Timings:
     """Time square float64 matrix multiplies ``C = A @ B``; the amount is ``2 n**3`` FLOPs.
 
     Parameters
@@ -419,11 +419,11 @@ def _time_matmul(k, repeats, rng):
     a, b, c = rng.random((k, k)), rng.random((k, k)), np.empty((k, k))
     np.matmul(a, b, out=c)
     flops = 2.0 * k**3
-    seconds = best_time(lambda: np.matmul(a, b, out=c), repeats, _number_for(flops))
+    seconds = best_time(lambda: np.matmul(a, b, out=c), repeats, _number_for(flops, target=5e-3))
     return KernelRun(f"matmul {k}", flops, 24.0 * k * k, seconds)
 
 
-def kernel_runs(vector_elements=2**23, matvec_order=4096, matmul_orders=(64, 256, 1024), repeats=3, seed=0):
+def kernel_runs(vector_elements=2**23, matvec_order=4096, matmul_orders=(64, 256, 1024), repeats=5, seed=0):
     """Time a few numpy kernels with known FLOP and byte counts, for an empirical roofline.
 
     * ``vector add``: ``c = a + b``, 1 FLOP and 24 bytes per element;
@@ -513,7 +513,7 @@ def _rounds_for(one_round: float, target: float) -> int:
     return int(min(5000, max(3, target / max(one_round, 1e-7))))
 
 
-def pingpong_timings(sizes=tuple(8 * 4**k for k in range(8)), repeats=5, target_seconds=0.01) -> Timings:
+def pingpong_timings(sizes=tuple(8 * 4**k for k in range(8)), repeats=7, target_seconds=0.01) -> Timings:
     """One-way message time between this process and a child process, by ping-pong over pipes.
 
     For each size a message goes to the child, which sends it straight back;
@@ -526,7 +526,7 @@ def pingpong_timings(sizes=tuple(8 * 4**k for k in range(8)), repeats=5, target_
     sizes : sequence of int, optional
         Message sizes in bytes, whole >= 1 (default 8 B to 128 KiB, by factors of 4).
     repeats : int, optional
-        Batches per size (default 5).
+        Batches per size (default 7).
     target_seconds : float, optional
         Rough length of one batch (default 0.01 s).
 
@@ -591,7 +591,7 @@ def reduction_time_per_byte(nbytes=2**18, repeats=20) -> float:
     return best_time(lambda: np.add(a, b, out=c), repeats, _number_for(n, 1e10)) / n
 
 
-def pair_allreduce_timings(sizes=(3 * 2**11, 3 * 2**13, 3 * 2**15), repeats=5, target_seconds=0.01) -> Timings:
+def pair_allreduce_timings(sizes=(3 * 2**11, 3 * 2**13, 3 * 2**15), repeats=7, target_seconds=0.01) -> Timings:
     """Time an all-reduce of float32 vectors between this process and a child process.
 
     The algorithm is the binomial tree for p = 2, a reduce followed by a

@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validate import check_broadcast, check_nonnegative, check_positive, check_whole, scalar_or_array
+from .memory import _bytes_per_param
 
 __all__ = [
     "attainable_flops",
@@ -337,7 +338,7 @@ def gemm_intensity(m, n, k, bytes_per_element=2):
 def _decode_args(batch, n_params, bytes_per_param, kv_bytes_per_seq):
     b = check_positive("batch", batch)
     n = check_positive("n_params", n_params)
-    w = check_positive("bytes_per_param", bytes_per_param)
+    w = _bytes_per_param(bytes_per_param)
     kv = check_nonnegative("kv_bytes_per_seq", kv_bytes_per_seq)
     return (b, n, w, kv), check_broadcast(batch=b, n_params=n, bytes_per_param=w, kv_bytes_per_seq=kv)
 
@@ -363,8 +364,9 @@ def decode_intensity(batch, n_params, bytes_per_param=2, kv_bytes_per_seq=0):
         Sequences decoded together, b > 0.
     n_params : float or array_like
         Parameters N, > 0.
-    bytes_per_param : float or array_like, optional
-        w, > 0 (default 2: bf16 weights).
+    bytes_per_param : float, array_like or str, optional
+        w, > 0 (default 2: bf16 weights), or a preset of
+        :data:`scalinglib.BYTES_PER_PARAM` such as ``"infer_int8"``.
     kv_bytes_per_seq : float or array_like, optional
         Key-value cache bytes read per sequence per step, >= 0 (default 0).
 

@@ -15,10 +15,17 @@ from ..comm import (
     half_performance_size,
     p2p_time,
 )
+from ..hardware import LINKS
 from ..plots import COLORS, IDEAL, log2_axis, style_axes
 
-__all__ = ["message_cost", "collective_algorithms", "collective_scaling", "pingpong_fit", "size_label",
-           "ALGORITHM_STYLE"]
+__all__ = ["message_cost", "collective_algorithms", "allreduce_choice", "collective_scaling", "pingpong_fit",
+           "size_label", "ALGORITHM_STYLE", "EXAMPLE_ALPHA", "EXAMPLE_BETA"]
+
+#: The latency assumed in the section's examples: a round figure for one message between GPUs on
+#: different nodes through a communication library (an assumption, not a measurement).
+EXAMPLE_ALPHA = 5e-6
+#: Seconds per byte of the examples' network: one InfiniBand NDR port, 50e9 bytes/s each way.
+EXAMPLE_BETA = 1.0 / LINKS["InfiniBand NDR"].bandwidth
 
 #: One colour and line style per algorithm, the same in every figure of the section.
 ALGORITHM_STYLE = {
@@ -120,10 +127,16 @@ def collective_algorithms(fig, nbytes, p, alpha, beta, gamma=0.0, collective="al
     ax_bar.invert_yaxis()
     ax_bar.set_xlim(0, max(values) * 1.45)
     ax_bar.set_xlabel("time (ms)")
-    ax_bar.set_title(f"n = {size_label(nbytes)}: {best.replace('_', ' ')} wins", fontsize=9,
+    ax_bar.set_title(f"n = {size_label(nbytes)}\nfastest: {best.replace('_', ' ')}", fontsize=9,
                      fontweight="bold")
     ax_bar.grid(axis="y", visible=False)
     return ax_c, ax_bar
+
+
+def allreduce_choice(fig, nbytes, p):
+    """:func:`collective_algorithms` for an all-reduce on the section's example network
+    (:data:`EXAMPLE_ALPHA`, :data:`EXAMPLE_BETA`, no reduction cost): the slider of Section 3.8."""
+    return collective_algorithms(fig, nbytes, p, EXAMPLE_ALPHA, EXAMPLE_BETA, 0.0, "allreduce")
 
 
 def collective_scaling(fig, nbytes, alpha, beta, gamma=0.0, collective="allreduce", p_max=1024):
