@@ -18,9 +18,11 @@ The fits are plain functions, tested on synthetic data:
 
 * :func:`fit_rate` fits ``t = t0 + amount / rate`` (bandwidth from bytes,
   FLOP/s from FLOPs);
-* :func:`fit_alpha_beta` fits ``t = alpha + n beta`` to message times.
+* :func:`fit_alpha_beta` fits ``t = alpha + n beta`` to message times;
+* :func:`best_rate` reads the highest rate off a set of timings (a roofline's
+  ceilings are the best the machine was seen to do).
 
-Both minimise *relative* residuals, so the small sizes, whose times are
+The two fits minimise *relative* residuals, so the small sizes, whose times are
 microseconds, count as much as the large ones; without that, a least-squares
 line through times spanning four decades is decided by its largest points and
 its intercept is noise.
