@@ -313,6 +313,9 @@ def test_section_3_8_training_step_numbers():
     assert round(t_ar - backward, 3) == 0.314 and round(sl.scaling_efficiency(rho), 3) == 0.772
     # tensor parallelism: the collective model gives Section 3.3's 0.0633
     assert round(sl.tensor_parallel_comm_fraction(8, 12288), 4) == 0.0633
+    assert round(2 * 2048 * 12288 / 1e6) == 50                         # MB per all-reduce
+    ndr_ratio = sl.tensor_parallel_comm_fraction(8, 12288, 150e12, sl.LINKS["InfiniBand NDR"].bandwidth)
+    assert round(ndr_ratio / sl.tensor_parallel_comm_fraction(8, 12288)) == 6 and ndr_ratio > 1 / 3
     # hierarchy: 5.1 times faster for the 13B gradients over 4 nodes of 8 H100s
     flat = sl.collective_time("allreduce", 2 * n_model, 32, ALPHA, beta_ndr)
     layered = sl.hierarchical_allreduce_time(2 * n_model, 4, 8, ALPHA, 1 / 450e9, ALPHA, beta_ndr)

@@ -163,6 +163,11 @@ def test_section_3_7_claims():
     Ph, Bh = h100.peak("bf16"), h100.memory_bandwidth
     assert sl.roofline_regime(sl.gemm_intensity(256, 256, 256), Ph, Bh) == "memory-bound"
     assert sl.roofline_regime(sl.gemm_intensity(1024, 1024, 1024), Ph, Bh) == "compute-bound"
+    # the slider's order 512: compute-bound on the A100 only
+    regimes = {name: sl.roofline_regime(sl.gemm_intensity(512, 512, 512), acc.peak("bf16"), acc.memory_bandwidth)
+               for name, acc in ((n, sl.get_accelerator(n)) for n in ("A100", "H100", "MI300X", "TPU v5e"))}
+    assert regimes == {"A100": "compute-bound", "H100": "memory-bound", "MI300X": "memory-bound",
+                       "TPU v5e": "memory-bound"}
     # decoding a 7B model: 6.87 ms per step at every batch up to the ridge, under 1% of peak at batch 1
     assert round(sl.decode_step_time(1, 7e9, P, B) * 1e3, 2) == 6.87
     assert round(sl.decode_step_time(153, 7e9, P, B) * 1e3, 2) == 6.87
@@ -190,7 +195,7 @@ def _lines(ax):
 
 
 @pytest.mark.parametrize("device", ["A100 SXM 80GB", "H100 SXM 80GB", "MI300X", "TPU v5e"])
-@pytest.mark.parametrize("gemm_size", [16, 64, 256, 1024, 4096, 16384])
+@pytest.mark.parametrize("gemm_size", [16, 64, 256, 512, 1024, 4096, 16384])
 def test_device_roofline_frames(fig, device, gemm_size):
     ax = s3_7.device_roofline(fig, device, gemm_size)
     acc = sl.get_accelerator(device)
