@@ -30,7 +30,7 @@ from .comm import (
     p2p_time,
 )
 from .exercises import check
-from .figures.s3_7 import plot_roofline
+from .figures.s3_7 import plot_device_roofline, plot_roofline
 from .hardware import CATALOG, LINKS, Accelerator, accelerator_table, get_accelerator
 from .laws import (
     amdahl_ceiling,
@@ -133,6 +133,7 @@ __all__ = [
     "decode_step_time",
     "decode_tokens_per_second",
     "plot_roofline",
+    "plot_device_roofline",
     # communication (3.8)
     "COLLECTIVES",
     "ALGORITHMS",

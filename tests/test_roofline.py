@@ -217,6 +217,15 @@ def test_plot_roofline_places_measured_kernels_at_their_rate(fig):
     assert lines["measured"][1][0] == pytest.approx(5.0)
 
 
+def test_plot_device_roofline_uses_the_catalog(fig):
+    ax = sl.plot_device_roofline(fig.subplots(), "TPU v5e", {"GEMM 256³": sl.gemm_intensity(256, 256, 256)})
+    acc = sl.get_accelerator("TPU v5e")
+    x, y = _lines(ax)["TPU v5e (bf16)"]
+    np.testing.assert_allclose(y * 1e12, sl.attainable_flops(x, acc.peak("bf16"), acc.memory_bandwidth))
+    with pytest.raises(ValueError, match="name must be one of"):
+        sl.plot_device_roofline(fig.subplots(), "B200")
+
+
 def test_catalog_and_decode_figures_plot_the_model(fig):
     ax = s3_7.catalog_rooflines(fig, kernels={"vector add": 1 / 6})
     for name in ("A100 SXM 80GB", "TPU v5e"):

@@ -19,7 +19,7 @@ from ..roofline import (
     roofline_regime,
 )
 
-__all__ = ["plot_roofline", "device_roofline", "catalog_rooflines", "decode_batching", "measured_roofline"]
+__all__ = ["plot_roofline", "plot_device_roofline", "device_roofline", "catalog_rooflines", "decode_batching", "measured_roofline"]
 
 #: The intensities every roofline of the section spans, FLOP/byte.
 INTENSITY_RANGE = (1 / 32, 8192.0)
@@ -85,6 +85,41 @@ def plot_roofline(ax, peak_flops, bandwidth, kernels=None, *, label=None, color=
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("arithmetic intensity I (FLOP/byte)")
+    return ax
+
+
+def plot_device_roofline(ax, device, kernels=None, precision="bf16", **kwargs):
+    """:func:`plot_roofline` for a device of the catalog: its dense peak at ``precision`` and its HBM bandwidth.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    device : str or Accelerator
+        Any name :func:`scalinglib.get_accelerator` accepts, e.g. ``"H100"``.
+    kernels : mapping, optional
+        As in :func:`plot_roofline`: name -> intensity, or name -> (intensity, measured FLOP/s).
+    precision : str, optional
+        Which peak to use (default ``"bf16"``).
+    **kwargs
+        Passed to :func:`plot_roofline`; the label defaults to the device and precision.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> ax = plot_device_roofline(ax, "A100", {"GEMM 512^3": 170.7})
+    >>> [line.get_label() for line in ax.get_lines() if not line.get_label().startswith("_")]
+    ['A100 SXM 80GB (bf16)', 'GEMM 512^3']
+    >>> plt.close(fig)
+    """
+    acc = get_accelerator(device)
+    kwargs.setdefault("label", f"{acc.name} ({precision})")
+    ax = plot_roofline(ax, acc.peak(precision), acc.memory_bandwidth, kernels, **kwargs)
+    ax.set_ylabel(f"attainable {precision} (TFLOP/s)" if kwargs.get("scale", 1e12) == 1e12 else "FLOP/s")
     return ax
 
 
