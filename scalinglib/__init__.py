@@ -9,9 +9,28 @@ Functions take and return numbers or numpy arrays (broadcasting), use SI units
 ``ValueError`` or ``TypeError`` that names the parameter and the allowed range.
 """
 
-from . import figures
+from . import figures, probe
 from .batchsize import data_parallel_cap, examples_to_target, steps_to_target
+from .comm import (
+    ALGORITHMS,
+    COLLECTIVES,
+    algorithm_bandwidth,
+    algorithms_for,
+    best_algorithm,
+    bus_bandwidth,
+    bus_bandwidth_factor,
+    collective_cost_terms,
+    collective_lower_bound,
+    collective_time,
+    collective_times,
+    crossover_size,
+    effective_bandwidth,
+    half_performance_size,
+    hierarchical_allreduce_time,
+    p2p_time,
+)
 from .exercises import check
+from .figures.s3_7 import plot_device_roofline, plot_roofline
 from .hardware import CATALOG, LINKS, Accelerator, accelerator_table, get_accelerator
 from .latency import (
     HedgeResult,
@@ -47,6 +66,21 @@ from .memory import BYTES_PER_PARAM, devices_to_hold, kv_cache_bytes, model_byte
 from .metrics import efficiency, speedup, weak_efficiency
 from .placement import step_traffic
 from .plots import COLORS, figure_png, log2_axis, new_figure
+from .probe import AlphaBeta, RateFit, best_rate, fit_alpha_beta, fit_rate
+from .roofline import (
+    arithmetic_intensity,
+    attainable_flops,
+    decode_intensity,
+    decode_step_time,
+    decode_tokens_per_second,
+    elementwise_intensity,
+    gemm_bytes,
+    gemm_flops,
+    gemm_intensity,
+    ridge_point,
+    roofline_regime,
+    roofline_time,
+)
 from .scaling import (
     best_worker_count,
     isoefficiency_work,
@@ -124,6 +158,45 @@ __all__ = [
     "LINKS",
     "get_accelerator",
     "accelerator_table",
+    # roofline (3.7)
+    "attainable_flops",
+    "ridge_point",
+    "arithmetic_intensity",
+    "roofline_time",
+    "roofline_regime",
+    "elementwise_intensity",
+    "gemm_flops",
+    "gemm_bytes",
+    "gemm_intensity",
+    "decode_intensity",
+    "decode_step_time",
+    "decode_tokens_per_second",
+    "plot_roofline",
+    "plot_device_roofline",
+    # communication (3.8)
+    "COLLECTIVES",
+    "ALGORITHMS",
+    "p2p_time",
+    "half_performance_size",
+    "effective_bandwidth",
+    "algorithms_for",
+    "collective_cost_terms",
+    "collective_time",
+    "collective_times",
+    "collective_lower_bound",
+    "best_algorithm",
+    "crossover_size",
+    "hierarchical_allreduce_time",
+    "bus_bandwidth_factor",
+    "algorithm_bandwidth",
+    "bus_bandwidth",
+    # measuring this machine (3.7, 3.8)
+    "probe",
+    "fit_rate",
+    "fit_alpha_beta",
+    "best_rate",
+    "RateFit",
+    "AlphaBeta",
     # figures, sliders, exercises
     "COLORS",
     "new_figure",

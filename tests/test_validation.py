@@ -80,6 +80,54 @@ CASES = [
           memory_bandwidth="positive", peak_flops="positive")),
     (sl.decode_profile, dict(batch=8, context=2048, bytes_per_param=2.0, usable_fraction=0.9),
      dict(batch="count", context="count", bytes_per_param="positive", usable_fraction="fraction")),
+    # roofline (3.7)
+    (sl.attainable_flops, dict(intensity=10.0, peak_flops=1e14, bandwidth=2e12),
+     dict(intensity="nonnegative", peak_flops="positive", bandwidth="positive")),
+    (sl.ridge_point, dict(peak_flops=1e14, bandwidth=2e12), dict(peak_flops="positive", bandwidth="positive")),
+    (sl.arithmetic_intensity, dict(flops=1e9, nbytes=1e6), dict(flops="nonnegative", nbytes="positive")),
+    (sl.roofline_time, dict(flops=1e9, nbytes=1e6, peak_flops=1e14, bandwidth=2e12),
+     dict(flops="nonnegative", nbytes="nonnegative", peak_flops="positive", bandwidth="positive")),
+    (sl.roofline_regime, dict(intensity=10.0, peak_flops=1e14, bandwidth=2e12),
+     dict(intensity="nonnegative", peak_flops="positive", bandwidth="positive")),
+    (sl.elementwise_intensity, dict(flops_per_element=1, arrays=3, bytes_per_element=2),
+     dict(flops_per_element="nonnegative", arrays="count", bytes_per_element="positive")),
+    (sl.gemm_flops, dict(m=64, n=64, k=64), dict(m="positive", n="positive", k="positive")),
+    (sl.gemm_bytes, dict(m=64, n=64, k=64, bytes_per_element=2),
+     dict(m="positive", n="positive", k="positive", bytes_per_element="positive")),
+    (sl.gemm_intensity, dict(m=64, n=64, k=64, bytes_per_element=2),
+     dict(m="positive", n="positive", k="positive", bytes_per_element="positive")),
+    (sl.decode_intensity, dict(batch=8, n_params=7e9, bytes_per_param=2, kv_bytes_per_seq=1e6),
+     dict(batch="positive", n_params="positive", bytes_per_param="positive", kv_bytes_per_seq="nonnegative")),
+    (sl.decode_step_time, dict(batch=8, n_params=7e9, peak_flops=3e14, bandwidth=2e12),
+     dict(batch="positive", n_params="positive", peak_flops="positive", bandwidth="positive")),
+    (sl.decode_tokens_per_second, dict(batch=8, n_params=7e9, peak_flops=3e14, bandwidth=2e12, kv_bytes_per_seq=0.0),
+     dict(batch="positive", n_params="positive", peak_flops="positive", bandwidth="positive",
+          kv_bytes_per_seq="nonnegative")),
+    # communication (3.8)
+    (sl.p2p_time, dict(nbytes=1e6, alpha=5e-6, beta=2e-11),
+     dict(nbytes="nonnegative", alpha="nonnegative", beta="nonnegative")),
+    (sl.half_performance_size, dict(alpha=5e-6, beta=2e-11), dict(alpha="nonnegative", beta="positive")),
+    (sl.effective_bandwidth, dict(nbytes=1e6, alpha=5e-6, beta=2e-11),
+     dict(nbytes="positive", alpha="nonnegative", beta="positive")),
+    (sl.collective_time, dict(collective="allreduce", nbytes=1e6, p=8, alpha=5e-6, beta=2e-11, gamma=1e-12),
+     dict(nbytes="nonnegative", p="count", alpha="nonnegative", beta="nonnegative", gamma="nonnegative")),
+    (sl.collective_lower_bound, dict(collective="allgather", nbytes=1e6, p=8, alpha=5e-6, beta=2e-11, gamma=0.0),
+     dict(nbytes="nonnegative", p="count", alpha="nonnegative", beta="nonnegative", gamma="nonnegative")),
+    (sl.collective_cost_terms, dict(collective="reduce", p=8), dict(p="count")),
+    (sl.collective_times, dict(collective="allreduce", nbytes=1e6, p=8, alpha=5e-6, beta=2e-11),
+     dict(nbytes="nonnegative", p="count", alpha="nonnegative", beta="nonnegative")),
+    (sl.best_algorithm, dict(collective="allreduce", nbytes=1e6, p=8, alpha=5e-6, beta=2e-11),
+     dict(nbytes="nonnegative", p="count", alpha="nonnegative", beta="nonnegative")),
+    (sl.crossover_size, dict(collective="allreduce", algorithm_a="recursive_doubling", algorithm_b="ring", p=8,
+                             alpha=5e-6, beta=2e-11), dict(p="count", alpha="nonnegative", beta="nonnegative")),
+    (sl.hierarchical_allreduce_time, dict(nbytes=1e9, nodes=4, per_node=8, alpha_intra=1e-6, beta_intra=1 / 450e9,
+                                          alpha_inter=5e-6, beta_inter=2e-11),
+     dict(nbytes="nonnegative", nodes="count", per_node="count", alpha_intra="nonnegative",
+          beta_intra="nonnegative", alpha_inter="nonnegative", beta_inter="nonnegative")),
+    (sl.bus_bandwidth_factor, dict(collective="allreduce", p=8), dict(p="count")),
+    (sl.algorithm_bandwidth, dict(nbytes=1e9, seconds=0.01), dict(nbytes="nonnegative", seconds="positive")),
+    (sl.bus_bandwidth, dict(collective="allreduce", nbytes=1e9, seconds=0.01, p=8),
+     dict(nbytes="nonnegative", seconds="positive", p="count")),
 ]
 
 BAD_VALUES = {
@@ -133,6 +181,15 @@ def test_shapes_that_do_not_broadcast_are_named():
 def test_unknown_bytes_per_param_preset_lists_the_presets():
     with pytest.raises(ValueError, match="train_mixed_adam"):
         sl.devices_to_hold(1e9, "training", 80e9)
+
+
+def test_collective_names_are_checked_before_numbers():
+    with pytest.raises(ValueError, match="collective must be one of 'broadcast'"):
+        sl.collective_time("gather", 1e6, 8, 5e-6, 2e-11)
+    with pytest.raises(ValueError, match="algorithm must be one of 'ring', 'binomial_tree'"):
+        sl.collective_time("allreduce", 1e6, 8, 5e-6, 2e-11, algorithm="bruck")
+    with pytest.raises(ValueError, match="collective must be one of"):
+        sl.bus_bandwidth_factor("alltoall", 8)
 
 
 def test_string_arrays_are_type_errors():

@@ -1,0 +1,374 @@
+"""The communication cost models of Section 3.8: every collective formula against its closed form
+(Thakur, Rabenseifner and Gropp 2005), limiting cases, lower bounds, the NCCL tests' bus-bandwidth
+factors, crossovers, refusals, the figures, and every number the section's prose quotes."""
+
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import scalinglib as sl
+from scalinglib.figures import s3_8
+
+ALPHA, BETA = 5e-6, 1 / 50e9
+powers_of_two = st.integers(min_value=0, max_value=14).map(lambda k: 2**k)
+any_p = st.integers(min_value=1, max_value=5000)
+sizes = st.floats(min_value=0.0, max_value=1e12)
+alphas = st.floats(min_value=0.0, max_value=1e-3)
+betas = st.floats(min_value=0.0, max_value=1e-8)
+gammas = st.floats(min_value=0.0, max_value=1e-9)
+
+ALL_PAIRS = [(c, a) for c in sl.COLLECTIVES for a in sl.ALGORITHMS[c]]
+
+
+def closed_form(collective, algorithm, n, p, alpha, beta, gamma):
+    """The costs as Thakur et al. (2005) write them, typed out independently of the library."""
+    lg = math.log2(p)
+    clg = math.ceil(lg - 1e-12)
+    f = (p - 1) / p
+    return {
+        ("broadcast", "binomial_tree"): clg * (alpha + n * beta),
+        ("broadcast", "scatter_allgather"): (clg + p - 1) * alpha + 2 * f * n * beta,
+        ("reduce", "binomial_tree"): clg * (alpha + n * beta + n * gamma),
+        ("reduce", "rabenseifner"): 2 * lg * alpha + 2 * f * n * beta + f * n * gamma,
+        ("allgather", "ring"): (p - 1) * alpha + f * n * beta,
+        ("allgather", "recursive_doubling"): lg * alpha + f * n * beta,
+        ("reduce_scatter", "ring"): (p - 1) * alpha + f * n * beta + f * n * gamma,
+        ("reduce_scatter", "recursive_halving"): lg * alpha + f * n * beta + f * n * gamma,
+        ("allreduce", "ring"): 2 * (p - 1) * alpha + 2 * f * n * beta + f * n * gamma,
+        ("allreduce", "binomial_tree"): 2 * clg * (alpha + n * beta) + clg * n * gamma,
+        ("allreduce", "recursive_doubling"): lg * (alpha + n * beta + n * gamma),
+        ("allreduce", "rabenseifner"): 2 * lg * alpha + 2 * f * n * beta + f * n * gamma,
+    }[(collective, algorithm)]
+
+
+@pytest.fixture
+def fig():
+    figure = plt.figure()
+    yield figure
+    plt.close(figure)
+
+
+# --- one message --------------------------------------------------------------------------------
+
+@given(sizes, alphas, betas)
+def test_p2p_time_is_alpha_plus_n_beta(n, a, b):
+    assert sl.p2p_time(n, a, b) == a + n * b
+
+
+@given(st.floats(min_value=1e-9, max_value=1e-3), st.floats(min_value=1e-13, max_value=1e-8))
+def test_half_performance_size_reaches_half_the_bandwidth(a, b):
+    half = sl.half_performance_size(a, b)
+    assert math.isclose(sl.effective_bandwidth(half, a, b), 0.5 / b, rel_tol=1e-9)
+    assert math.isclose(sl.p2p_time(half, a, b), 2 * a, rel_tol=1e-9)
+
+
+# --- every formula against its closed form --------------------------------------------------------
+
+@pytest.mark.parametrize(("collective", "algorithm"), ALL_PAIRS)
+@given(n=sizes, k=st.integers(min_value=0, max_value=14), a=alphas, b=betas, g=gammas)
+def test_collective_matches_closed_form_for_powers_of_two(collective, algorithm, n, k, a, b, g):
+    p = 2**k
+    got = sl.collective_time(collective, n, p, a, b, g, algorithm=algorithm)
+    assert math.isclose(got, closed_form(collective, algorithm, n, p, a, b, g), rel_tol=1e-12, abs_tol=1e-300)
+
+
+@pytest.mark.parametrize(("collective", "algorithm"),
+                         [pair for pair in ALL_PAIRS if pair not in sl.comm.POWER_OF_TWO_ONLY])
+@given(n=sizes, p=any_p, a=alphas, b=betas, g=gammas)
+def test_any_p_algorithms_match_closed_form(collective, algorithm, n, p, a, b, g):
+    got = sl.collective_time(collective, n, p, a, b, g, algorithm=algorithm)
+    assert math.isclose(got, closed_form(collective, algorithm, n, p, a, b, g), rel_tol=1e-12, abs_tol=1e-300)
+
+
+@pytest.mark.parametrize(("collective", "algorithm"), ALL_PAIRS)
+@given(n=sizes, a=alphas, b=betas, g=gammas)
+def test_one_process_costs_nothing(collective, algorithm, n, a, b, g):
+    assert sl.collective_time(collective, n, 1, a, b, g, algorithm=algorithm) == 0.0
+    assert sl.collective_lower_bound(collective, n, 1, a, b, g) == 0.0
+
+
+def test_ring_allreduce_bandwidth_term_tends_to_2n_beta():
+    n = 1e9
+    terms = [sl.collective_time("allreduce", n, p, 0.0, BETA, algorithm="ring") for p in (2, 16, 1024, 2**20)]
+    assert all(t < 2 * n * BETA for t in terms)
+    assert terms == sorted(terms)
+    assert math.isclose(terms[-1], 2 * n * BETA, rel_tol=1e-5)
+    for p in (2, 8, 64):   # the gap is exactly 2 n beta / p
+        assert math.isclose(2 * n * BETA - sl.collective_time("allreduce", n, p, 0.0, BETA), 2 * n * BETA / p)
+
+
+def test_binomial_tree_uses_ceil_log2_p_when_p_is_not_a_power_of_two():
+    for p, steps in [(3, 2), (5, 3), (6, 3), (48, 6), (1000, 10), (1025, 11)]:
+        assert sl.collective_cost_terms("broadcast", p, "binomial_tree") == (steps, steps, 0.0)
+        assert sl.collective_cost_terms("allreduce", p, "binomial_tree")[0] == 2 * steps
+    assert sl.collective_cost_terms("broadcast", 1024, "binomial_tree")[0] == 10   # exact at powers of two
+
+
+@pytest.mark.parametrize(("collective", "algorithm"), sorted(sl.comm.POWER_OF_TWO_ONLY))
+def test_power_of_two_algorithms_refuse_other_p(collective, algorithm):
+    for p in (3, 6, 48, 1000):
+        with pytest.raises(ValueError, match=r"p must be a power of two .* got " + str(p)) as info:
+            sl.collective_time(collective, 1e6, p, ALPHA, BETA, algorithm=algorithm)
+        for other in sl.algorithms_for(collective, p):
+            assert repr(other) in str(info.value)
+        assert algorithm not in sl.algorithms_for(collective, p)
+    with pytest.raises(ValueError, match="power of two"):
+        sl.collective_time(collective, 1e6, np.array([4, 6]), ALPHA, BETA, algorithm=algorithm)
+
+
+def test_compositions():
+    n, p, g = 3e8, 16, 1e-11
+    t = lambda c, a: sl.collective_time(c, n, p, ALPHA, BETA, g, algorithm=a)   # noqa: E731
+    assert math.isclose(t("allreduce", "ring"), t("reduce_scatter", "ring") + t("allgather", "ring"))
+    assert math.isclose(t("allreduce", "rabenseifner"),
+                        t("reduce_scatter", "recursive_halving") + t("allgather", "recursive_doubling"))
+    assert math.isclose(t("allreduce", "binomial_tree"), t("reduce", "binomial_tree") + t("broadcast", "binomial_tree"))
+
+
+@pytest.mark.parametrize(("collective", "algorithm"), ALL_PAIRS)
+@given(n=sizes, k=st.integers(min_value=0, max_value=14), a=alphas, b=betas, g=gammas)
+def test_no_algorithm_beats_the_lower_bound(collective, algorithm, n, k, a, b, g):
+    p = 2**k
+    bound = sl.collective_lower_bound(collective, n, p, a, b, g)
+    assert sl.collective_time(collective, n, p, a, b, g, algorithm=algorithm) >= bound * (1 - 1e-12)
+
+
+def test_ring_allreduce_reaches_the_bandwidth_and_compute_bounds():
+    for p in (2, 6, 64, 1000):
+        _, b_ring, c_ring = sl.collective_cost_terms("allreduce", p, "ring")
+        assert sl.collective_lower_bound("allreduce", 1.0, p, 0.0, 1.0, 0.0) == b_ring
+        assert sl.collective_lower_bound("allreduce", 1.0, p, 0.0, 0.0, 1.0) == c_ring
+
+
+def test_arrays_broadcast_and_scalars_stay_floats():
+    assert isinstance(sl.collective_time("allreduce", 1e6, 8, ALPHA, BETA), float)
+    out = sl.collective_time("allreduce", [[1e3], [1e9]], [2, 8, 64], ALPHA, BETA)
+    assert out.shape == (2, 3)
+    assert out[1, 2] == pytest.approx(closed_form("allreduce", "ring", 1e9, 64, ALPHA, BETA, 0.0))
+
+
+# --- names ---------------------------------------------------------------------------------------
+
+def test_unknown_names_are_refused_with_the_valid_ones():
+    with pytest.raises(ValueError, match="'broadcast', 'reduce', 'allgather', 'reduce_scatter', 'allreduce'"):
+        sl.collective_time("alltoall", 1e6, 8, ALPHA, BETA)
+    with pytest.raises(ValueError, match="'binomial_tree', 'scatter_allgather' for broadcast; got 'ring'"):
+        sl.collective_time("broadcast", 1e6, 8, ALPHA, BETA, algorithm="ring")
+    with pytest.raises(ValueError, match="'ring', 'recursive_doubling' for allgather"):
+        sl.collective_time("allgather", 1e6, 8, ALPHA, BETA, algorithm="butterfly")
+    with pytest.raises(TypeError, match="collective must be one of"):
+        sl.collective_time(3, 1e6, 8, ALPHA, BETA)
+    with pytest.raises(TypeError, match="algorithm must be one of"):
+        sl.collective_time("allreduce", 1e6, 8, ALPHA, BETA, algorithm=2)
+
+
+def test_spellings_are_forgiving():
+    ref = sl.collective_time("allreduce", 1e6, 8, ALPHA, BETA, algorithm="rabenseifner")
+    for coll in ("All-Reduce", "all_reduce", "ALLREDUCE"):
+        for alg in ("Rabenseifner", "reduce-scatter+allgather", "halving doubling"):
+            assert sl.collective_time(coll, 1e6, 8, ALPHA, BETA, algorithm=alg) == ref
+    assert sl.collective_time("reduce-scatter", 1e6, 8, ALPHA, BETA) == sl.collective_time(
+        "reduce_scatter", 1e6, 8, ALPHA, BETA, algorithm="ring")
+    assert sl.collective_time("bcast", 1e6, 8, ALPHA, BETA) == sl.collective_time(
+        "broadcast", 1e6, 8, ALPHA, BETA, algorithm="binomial_tree")
+
+
+# --- crossovers and the best algorithm -----------------------------------------------------------
+
+@given(st.integers(min_value=2, max_value=14), st.floats(min_value=1e-9, max_value=1e-3),
+       st.floats(min_value=1e-13, max_value=1e-8))
+def test_crossover_between_latency_and_bandwidth_optimal_allreduce(k, a, b):
+    p = 2**k
+    n_star = sl.crossover_size("allreduce", "recursive_doubling", "ring", p, a, b)
+    lg, f = k, (p - 1) / p
+    assert math.isclose(n_star, (2 * (p - 1) - lg) * a / ((lg - 2 * f) * b), rel_tol=1e-9)
+    t = lambda n, alg: sl.collective_time("allreduce", n, p, a, b, algorithm=alg)   # noqa: E731
+    assert math.isclose(t(n_star, "recursive_doubling"), t(n_star, "ring"), rel_tol=1e-9)
+    assert t(n_star / 2, "recursive_doubling") < t(n_star / 2, "ring")
+    assert t(n_star * 2, "recursive_doubling") > t(n_star * 2, "ring")
+
+
+def test_crossover_is_none_when_the_lines_do_not_cross():
+    # same bytes, fewer messages: Rabenseifner never loses to the ring at a power of two
+    assert sl.crossover_size("allreduce", "rabenseifner", "ring", 64, ALPHA, BETA) is None
+    assert sl.crossover_size("allreduce", "ring", "ring", 64, ALPHA, BETA) is None
+    assert sl.crossover_size("allreduce", "recursive_doubling", "ring", 2, ALPHA, BETA) is None   # identical at p = 2
+
+
+def test_best_algorithm_switches_with_size():
+    assert sl.best_algorithm("allreduce", 1e3, 64, ALPHA, BETA) == "recursive_doubling"
+    assert sl.best_algorithm("allreduce", 1e9, 64, ALPHA, BETA) == "rabenseifner"
+    assert sl.best_algorithm("allreduce", 1e3, 48, ALPHA, BETA) == "binomial_tree"
+    assert sl.best_algorithm("allreduce", 1e9, 48, ALPHA, BETA) == "ring"
+    assert sl.best_algorithm("allreduce", 1e9, 1, ALPHA, BETA) == "ring"    # a tie: the first listed
+    assert sl.best_algorithm("broadcast", 1e3, 64, ALPHA, BETA) == "binomial_tree"
+    assert sl.best_algorithm("broadcast", 1e9, 64, ALPHA, BETA) == "scatter_allgather"
+    winners = sl.best_algorithm("allreduce", np.array([1e3, 1e9]), 64, ALPHA, BETA)
+    assert winners.tolist() == ["recursive_doubling", "rabenseifner"]
+    assert sl.algorithms_for("allreduce", 48) == ("ring", "binomial_tree")
+
+
+# --- bus bandwidth -------------------------------------------------------------------------------
+
+@given(st.integers(min_value=1, max_value=10_000))
+def test_bus_bandwidth_factors_follow_the_nccl_tests(p):
+    assert sl.bus_bandwidth_factor("allreduce", p) == 2 * (p - 1) / p
+    assert sl.bus_bandwidth_factor("reduce_scatter", p) == (p - 1) / p
+    assert sl.bus_bandwidth_factor("allgather", p) == (p - 1) / p
+    assert sl.bus_bandwidth_factor("broadcast", p) == 1.0
+    assert sl.bus_bandwidth_factor("reduce", p) == 1.0
+
+
+@pytest.mark.parametrize("collective", ["allreduce", "allgather", "reduce_scatter"])
+@pytest.mark.parametrize("p", [2, 3, 8, 100, 1024])
+def test_a_bandwidth_optimal_ring_shows_the_link_as_busbw(collective, p):
+    n = 2**30
+    t = sl.collective_time(collective, n, p, 0.0, BETA, algorithm="ring")
+    assert math.isclose(sl.bus_bandwidth(collective, n, t, p), 1 / BETA, rel_tol=1e-12)
+    assert math.isclose(sl.algorithm_bandwidth(n, t), 1 / BETA / sl.bus_bandwidth_factor(collective, p), rel_tol=1e-12)
+
+
+# --- hierarchy and training-step communication ----------------------------------------------------
+
+def test_hierarchical_allreduce_reduces_to_flat_rings():
+    n, g = 1e9, 8
+    b_in, b_out = 1 / 450e9, BETA
+    one_node = sl.hierarchical_allreduce_time(n, 1, g, ALPHA, b_in, ALPHA, b_out, 1e-12)
+    assert math.isclose(one_node, sl.collective_time("allreduce", n, g, ALPHA, b_in, 1e-12))
+    one_per_node = sl.hierarchical_allreduce_time(n, 16, 1, ALPHA, b_in, ALPHA, b_out)
+    assert math.isclose(one_per_node, sl.collective_time("allreduce", n, 16, ALPHA, b_out))
+
+
+@given(st.integers(min_value=1, max_value=64), st.floats(min_value=256, max_value=65536))
+def test_tensor_parallel_term_is_four_ring_allreduces_per_layer(t, h):
+    """Section 3.3's closed form and Section 3.8's collective model agree."""
+    x, link, b_seq, seq = 150e12, 300e9, 2, 1024
+    comm = 4 * sl.collective_time("allreduce", 2 * b_seq * seq * h, t, 0.0, 1 / link, algorithm="ring")
+    compute = 72 * b_seq * seq * h**2 / (t * x)
+    assert math.isclose(comm / compute, sl.tensor_parallel_comm_fraction(t, h, x, link), rel_tol=1e-9, abs_tol=1e-15)
+
+
+@given(st.floats(min_value=1e8, max_value=1e13), st.integers(min_value=2, max_value=4096))
+def test_gradient_allreduce_hiding_threshold_does_not_depend_on_model_size(n_params, d):
+    x, beta = 150e12, BETA
+    t_ar = sl.collective_time("allreduce", 2 * n_params, d, 0.0, beta, algorithm="ring")
+    tokens = t_ar * x / (4 * n_params)
+    assert math.isclose(tokens, (d - 1) / d * 2 * x * beta / 2, rel_tol=1e-9)
+
+
+# --- numbers the text of Section 3.8 quotes -------------------------------------------------------
+
+def test_section_3_8_claims():
+    alpha, beta = s3_8.EXAMPLE_ALPHA, s3_8.EXAMPLE_BETA
+    assert (alpha, 1 / beta) == (ALPHA, 50e9)
+    assert sl.half_performance_size(alpha, beta) == pytest.approx(250_000)
+    assert sl.effective_bandwidth(1e6, alpha, beta) * beta == pytest.approx(0.8)
+    assert sl.p2p_time(1e3, alpha, beta) / sl.p2p_time(8, alpha, beta) - 1 < 0.005
+    # ring loop = closed form, 35.07 ms for 1 GB over 8
+    assert round(sl.collective_time("allreduce", 1e9, 8, alpha, beta) * 1e3, 2) == 35.07
+    # crossovers at 64 processes and the winners
+    cross = {pair: sl.crossover_size("allreduce", *pair, 64, alpha, beta) / 1e6
+             for pair in [("recursive_doubling", "ring"), ("recursive_doubling", "rabenseifner"), ("binomial_tree", "ring")]}
+    assert [round(v, 3) for v in cross.values()] == [7.442, 0.372, 2.841]
+    assert sl.collective_cost_terms("allreduce", 64, "recursive_doubling")[0] == 6
+    assert sl.collective_cost_terms("allreduce", 64, "rabenseifner")[0] == 12
+    assert sl.collective_cost_terms("allreduce", 64, "ring")[0] == 126
+    # the slider: at p = 24 only the ring and the tree compete, and the ring takes large messages
+    assert sl.best_algorithm("allreduce", 2.0**28, 24, alpha, beta) == "ring"
+    assert sl.best_algorithm("allreduce", 2.0**8, 24, alpha, beta) == "binomial_tree"
+    # busbw of the model ring equals NVLink's 450 GB/s
+    t = sl.collective_time("allreduce", 2**30, 8, 0.0, 1 / 450e9)
+    assert sl.bus_bandwidth("allreduce", 2**30, t, 8) == pytest.approx(450e9)
+
+
+def test_section_3_8_c_log2_k_is_a_tree():
+    """A tree all-reduce with 2 (alpha + n beta) = 0.01 reproduces Section 3.3's strong-scaling table; a ring
+    moves the fastest worker count from 64 to 307."""
+    alpha, beta = s3_8.EXAMPLE_ALPHA, s3_8.EXAMPLE_BETA
+    grad = 5e-3 / beta
+    K = 2 ** np.arange(8)
+    tree = 0.05 + 0.95 / K + sl.collective_time("allreduce", grad, K, alpha, beta, algorithm="binomial_tree")
+    np.testing.assert_allclose(np.round(tree, 4), [1.0, 0.535, 0.3075, 0.1988, 0.1494, 0.1297, 0.1249, 0.1275],
+                               atol=6e-5)
+    Ks = np.arange(1, 4097)
+    ring = 0.05 + 0.95 / Ks + sl.collective_time("allreduce", grad, Ks, alpha, beta, algorithm="ring")
+    tree = 0.05 + 0.95 / Ks + sl.collective_time("allreduce", grad, Ks, alpha, beta, algorithm="binomial_tree")
+    assert Ks[tree.argmin()] == 64 and round(1 / tree.min(), 2) == 8.01
+    assert Ks[ring.argmin()] == 307 and round(1 / ring.min(), 2) == 15.12
+
+
+def test_section_3_8_training_step_numbers():
+    beta_ndr = 1 / sl.LINKS["InfiniBand NDR"].bandwidth
+    x, n_model = 150e12, 13e9
+    thresholds = [sl.collective_time("allreduce", 2 * n_model, d, 0.0, beta_ndr) * x / (4 * n_model)
+                  for d in (8, 64, 1024)]
+    assert [round(v) for v in thresholds] == [2625, 2953, 2997]
+    t_ar = sl.collective_time("allreduce", 2 * n_model, 64, 0.0, beta_ndr)
+    backward, compute = 4 * n_model * 2048 / x, 6 * n_model * 2048 / x
+    rho = (t_ar - backward) / compute
+    assert round(t_ar - backward, 3) == 0.314 and round(sl.scaling_efficiency(rho), 3) == 0.772
+    # tensor parallelism: the collective model gives Section 3.3's 0.0633
+    assert round(sl.tensor_parallel_comm_fraction(8, 12288), 4) == 0.0633
+    assert round(2 * 2048 * 12288 / 1e6) == 50                         # MB per all-reduce
+    ndr_ratio = sl.tensor_parallel_comm_fraction(8, 12288, 150e12, sl.LINKS["InfiniBand NDR"].bandwidth)
+    assert round(ndr_ratio / sl.tensor_parallel_comm_fraction(8, 12288)) == 6 and ndr_ratio > 1 / 3
+    # hierarchy: 5.1 times faster for the 13B gradients over 4 nodes of 8 H100s
+    flat = sl.collective_time("allreduce", 2 * n_model, 32, ALPHA, beta_ndr)
+    layered = sl.hierarchical_allreduce_time(2 * n_model, 4, 8, ALPHA, 1 / 450e9, ALPHA, beta_ndr)
+    assert round(flat / layered, 1) == 5.1
+
+
+# --- the drawing functions -----------------------------------------------------------------------
+
+def _lines(ax):
+    return {line.get_label(): (np.asarray(line.get_xdata()), np.asarray(line.get_ydata())) for line in ax.get_lines()}
+
+
+@pytest.mark.parametrize("nbytes", [2**8, 2**12, 2**16, 2**20, 2**24, 2**28])
+@pytest.mark.parametrize("p", [8, 24, 64, 512])
+def test_allreduce_slider_frames(fig, nbytes, p):
+    ax_c, ax_bar = s3_8.allreduce_choice(fig, nbytes, p)
+    lines = _lines(ax_c)
+    for alg in sl.algorithms_for("allreduce", p):
+        n, t = lines[alg.replace("_", " ")]
+        np.testing.assert_allclose(t, sl.collective_time("allreduce", n, p, s3_8.EXAMPLE_ALPHA, s3_8.EXAMPLE_BETA,
+                                                         algorithm=alg))
+    n, bound = lines["lower bound"]
+    np.testing.assert_allclose(bound, sl.collective_lower_bound("allreduce", n, p, s3_8.EXAMPLE_ALPHA, s3_8.EXAMPLE_BETA))
+    winner = sl.best_algorithm("allreduce", nbytes, p, s3_8.EXAMPLE_ALPHA, s3_8.EXAMPLE_BETA)
+    assert ax_bar.get_title().endswith("fastest: " + winner.replace("_", " "))
+    widths = [patch.get_width() for patch in ax_bar.patches]
+    assert len(widths) == len(sl.algorithms_for("allreduce", p))
+    assert min(widths) == pytest.approx(
+        sl.collective_time("allreduce", nbytes, p, s3_8.EXAMPLE_ALPHA, s3_8.EXAMPLE_BETA, algorithm=winner) * 1e3)
+
+
+def test_message_cost_and_scaling_figures(fig):
+    ax_t, ax_b = s3_8.message_cost(fig, ALPHA, BETA)
+    n, t = _lines(ax_t)["T(n) = \u03b1 + n\u03b2"]
+    np.testing.assert_allclose(t, sl.p2p_time(n, ALPHA, BETA))
+    n, bw = _lines(ax_b)["n / T(n)"]
+    np.testing.assert_allclose(bw * 1e9, sl.effective_bandwidth(n, ALPHA, BETA))
+    plt.close(fig)
+    figure = plt.figure()
+    ax = s3_8.collective_scaling(figure, 2**28, ALPHA, BETA)
+    p, t = _lines(ax)["ring"]
+    np.testing.assert_allclose(t, sl.collective_time("allreduce", 2**28, p, ALPHA, BETA, algorithm="ring"))
+    plt.close(figure)
+
+
+def test_pingpong_figure_draws_the_fit(fig):
+    n = np.array([8.0, 1024.0, 65536.0])
+    ax_t, _ = s3_8.pingpong_fit(fig, n, 1e-5 + n * 1e-9, 1e-5, 1e-9)
+    grid, t = [v for k, v in _lines(ax_t).items() if k.startswith("fit")][0]
+    np.testing.assert_allclose(t, (1e-5 + grid * 1e-9) * 1e6)
+
+
+def test_size_labels():
+    assert s3_8.size_label(8) == "8 B"
+    assert s3_8.size_label(2**16) == "64 KiB"
+    assert s3_8.size_label(2**30) == "1 GiB"

@@ -1,0 +1,155 @@
+"""Measuring the reader's machine (Sections 3.7 and 3.8): the fits recover known parameters from
+synthetic timings, and the measurements run, clean up after themselves and return sane shapes.
+
+The measured numbers themselves vary by machine; the notebooks tag those outputs
+``nbval-ignore-output`` and this file tests the code behind them."""
+
+import multiprocessing
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import scalinglib as sl
+from scalinglib import probe
+
+# --- fits on synthetic data ------------------------------------------------------------------------
+
+@given(st.floats(min_value=1e-7, max_value=1e-3), st.floats(min_value=1e8, max_value=1e11))
+def test_alpha_beta_recovered_exactly_from_noiseless_timings(alpha, bandwidth):
+    n = np.array([8.0, 64, 512, 4096, 32768, 262144])
+    fit = sl.fit_alpha_beta(n, alpha + n / bandwidth)
+    assert fit.alpha == pytest.approx(alpha, rel=1e-6)
+    assert fit.bandwidth == pytest.approx(bandwidth, rel=1e-6)
+    assert fit.half_size == pytest.approx(alpha * bandwidth, rel=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_alpha_beta_recovered_from_noisy_timings(seed):
+    """5% multiplicative noise, as a busy machine gives: the fit stays within 10%."""
+    rng = np.random.default_rng(seed)
+    alpha, beta = 8e-6, 1 / 2.4e9
+    n = np.repeat(8.0 * 4.0 ** np.arange(8), 3)
+    t = (alpha + n * beta) * rng.lognormal(0.0, 0.05, n.size)
+    fit = sl.fit_alpha_beta(n, t)
+    assert fit.alpha == pytest.approx(alpha, rel=0.10)
+    assert fit.beta == pytest.approx(beta, rel=0.10)
+
+
+def test_relative_fit_is_not_decided_by_the_largest_sizes():
+    """An ordinary least-squares line through these times would miss alpha badly; the relative fit does not."""
+    n = np.array([8.0, 1e3, 1e5, 1e7])
+    t = 1e-5 + n * 1e-9
+    t[-1] *= 1.02                       # 2% noise on the one large point
+    fit = sl.fit_alpha_beta(n, t)
+    assert fit.alpha == pytest.approx(1e-5, rel=0.02)
+
+
+def test_negative_intercept_is_refitted_through_zero():
+    n = np.array([1e6, 2e6, 4e6])
+    t = n / 1e10 - 1e-6                 # a line with a negative intercept
+    fit = sl.fit_rate(n, t)
+    assert fit.overhead == 0.0
+    assert 0.9e10 < fit.rate < 1.2e10
+
+
+@given(st.floats(min_value=0.0, max_value=1e-2), st.floats(min_value=1e8, max_value=1e13))
+def test_rate_recovered_from_noiseless_timings(overhead, rate):
+    x = np.array([1e8, 2e8, 4e8, 8e8])
+    fit = sl.fit_rate(x, overhead + x / rate)
+    assert fit.rate == pytest.approx(rate, rel=1e-6)
+    assert fit.overhead == pytest.approx(overhead, rel=1e-5, abs=1e-12)
+
+
+def test_best_rate_is_the_fastest_call():
+    assert sl.best_rate([2e9, 16e9, 54e9], [0.1, 0.4, 2.0]) == 40e9
+    assert sl.probe.KernelRun("k", 2e9, 1e9, 0.1).rate == 2e10
+    assert sl.probe.KernelRun("k", 2e9, 1e9, 0.1).intensity == 2.0
+
+
+@pytest.mark.parametrize(("x", "t", "match"), [
+    ([1, 2], [1.0], "same length"),
+    ([5, 5, 5], [1.0, 1.1, 1.2], "two different sizes"),
+    ([1, 2], [1.0, 0.0], "must be > 0"),
+    ([-1, 2], [1.0, 2.0], "must be >= 0"),
+    ([[1, 2]], [[1.0, 2.0]], "one-dimensional"),
+    ([1, 2], [2.0, 1.0], "must grow"),
+])
+def test_fits_refuse_bad_timings(x, t, match):
+    with pytest.raises(ValueError, match=match):
+        sl.fit_alpha_beta(x, t)
+    with pytest.raises(ValueError, match=match):
+        sl.fit_rate(x, t)
+
+
+def test_best_rate_refuses_bad_timings():
+    with pytest.raises(ValueError, match="same length"):
+        sl.best_rate([1.0, 2.0], [1.0])
+    with pytest.raises(ValueError, match="seconds must be > 0"):
+        sl.best_rate([1.0], [0.0])
+    with pytest.raises(TypeError):
+        sl.best_rate("fast", [1.0])
+
+
+# --- the measurements, on small sizes ------------------------------------------------------------
+
+def test_best_time_and_cpu_count():
+    calls = []
+    t = probe.best_time(lambda: calls.append(1), repeats=3, number=4)
+    assert len(calls) == 12 and t >= 0
+    total, usable = probe.cpu_count()
+    assert 1 <= usable <= total
+    with pytest.raises(TypeError):
+        probe.best_time(42)
+    with pytest.raises(ValueError, match="repeats"):
+        probe.best_time(lambda: None, repeats=0)
+
+
+def test_bandwidth_and_matmul_timings_count_what_they_move():
+    bw = probe.bandwidth_timings(elements=[10_000, 20_000], repeats=2)
+    np.testing.assert_array_equal(bw.amount, [240_000, 480_000])
+    assert np.all(bw.seconds > 0)
+    mm = probe.matmul_timings(sizes=[16, 32], repeats=2)
+    np.testing.assert_array_equal(mm.amount, [2 * 16**3, 2 * 32**3])
+    assert np.all(mm.seconds > 0)
+    with pytest.raises(ValueError, match="elements"):
+        probe.bandwidth_timings(elements=[0])
+
+
+def test_kernel_runs_have_the_documented_counts():
+    runs = probe.kernel_runs(vector_elements=1000, matvec_order=20, matmul_orders=[4, 8], repeats=1)
+    by_name = {r.name: r for r in runs}
+    assert by_name["vector add"].intensity == 1 / 24
+    assert by_name["a*x + y (two passes)"].intensity == 2 / 40
+    assert by_name["matrix-vector 20"].flops == 2 * 20**2
+    assert by_name["matmul 8"].intensity == pytest.approx(8 / 12)
+    assert all(r.seconds > 0 for r in runs)
+
+
+def test_pingpong_runs_cleans_up_and_grows_with_size():
+    before = set(multiprocessing.active_children())
+    t = probe.pingpong_timings(sizes=[8, 131072], repeats=5, target_seconds=0.005)
+    assert set(multiprocessing.active_children()) <= before       # the child process has exited
+    assert t.amount.tolist() == [8.0, 131072.0]
+    assert t.seconds[1] > t.seconds[0] > 0                          # a 128 KiB message takes longer than 8 bytes
+
+
+def test_pair_allreduce_and_gamma():
+    t = probe.pair_allreduce_timings(sizes=[4096, 16384], repeats=2, target_seconds=0.002)
+    assert t.amount.tolist() == [4096.0, 16384.0] and np.all(t.seconds > 0)
+    assert multiprocessing.active_children() == []
+    assert probe.reduction_time_per_byte(4096, repeats=2) > 0
+    with pytest.raises(ValueError, match="multiples? of 4"):
+        probe.pair_allreduce_timings(sizes=[4097])
+    with pytest.raises(ValueError, match="multiples? of 4"):
+        probe.reduction_time_per_byte(4098)
+
+
+def test_measurements_stay_within_a_few_seconds():
+    """The notebooks run the default measurements under nbval on a busy machine; each must stay short."""
+    start = time.perf_counter()
+    probe.pingpong_timings()
+    probe.pair_allreduce_timings()
+    assert time.perf_counter() - start < 10
