@@ -11,6 +11,21 @@ Functions take and return numbers or numpy arrays (broadcasting), use SI units
 
 from . import figures
 from .batchsize import data_parallel_cap, examples_to_target, steps_to_target
+from .cost import (
+    SECONDS_PER_DAY,
+    SECONDS_PER_HOUR,
+    TrainingCost,
+    break_even_utilization,
+    cost_per_million_tokens,
+    critical_batch_cost,
+    decode_tokens_per_second,
+    devices_for_demand,
+    duty_cycle_cost_factor,
+    flops_per_token,
+    mfu,
+    training_cost,
+    training_time,
+)
 from .exercises import check
 from .hardware import CATALOG, LINKS, Accelerator, accelerator_table, get_accelerator
 from .laws import (
@@ -32,6 +47,16 @@ from .layout import (
 from .memory import BYTES_PER_PARAM, devices_to_hold, model_bytes
 from .metrics import efficiency, speedup, weak_efficiency
 from .plots import COLORS, figure_png, log2_axis, new_figure
+from .runs import (
+    MEGATRON_TRAINING_TIMES,
+    MEGATRON_WEAK_SCALING,
+    MFU_RUNS,
+    MegatronRow,
+    PublishedRun,
+    megatron_flops_per_token,
+    megatron_param_count,
+    mfu_table,
+)
 from .scaling import (
     best_worker_count,
     isoefficiency_work,
@@ -85,6 +110,29 @@ __all__ = [
     "LINKS",
     "get_accelerator",
     "accelerator_table",
+    # utilization, time and cost (3.9)
+    "SECONDS_PER_HOUR",
+    "SECONDS_PER_DAY",
+    "flops_per_token",
+    "mfu",
+    "training_time",
+    "cost_per_million_tokens",
+    "duty_cycle_cost_factor",
+    "break_even_utilization",
+    "devices_for_demand",
+    "decode_tokens_per_second",
+    "critical_batch_cost",
+    "TrainingCost",
+    "training_cost",
+    # published runs (3.9)
+    "PublishedRun",
+    "MFU_RUNS",
+    "MegatronRow",
+    "MEGATRON_WEAK_SCALING",
+    "MEGATRON_TRAINING_TIMES",
+    "megatron_param_count",
+    "megatron_flops_per_token",
+    "mfu_table",
     # figures, sliders, exercises
     "COLORS",
     "new_figure",
