@@ -132,9 +132,9 @@ def test_per_gpu_throughput_is_flat_across_a_96_fold_growth():
 
 def test_megatron_flops_per_token_matches_equation_3():
     for row in TABLE:
-        l, h, s, v, b = row.layers, row.hidden, 2048, 51200, row.batch
-        per_iteration = 96 * b * s * l * h**2 * (1 + s / (6 * h) + v / (16 * l * h))
-        assert sl.megatron_flops_per_token(l, h) == pytest.approx(per_iteration / (b * s))
+        layers, h, s, v, b = row.layers, row.hidden, 2048, 51200, row.batch
+        per_iteration = 96 * b * s * layers * h**2 * (1 + s / (6 * h) + v / (16 * layers * h))
+        assert sl.megatron_flops_per_token(layers, h) == pytest.approx(per_iteration / (b * s))
     # without recomputation the layers cost three quarters as much
     ratio = sl.megatron_flops_per_token(128, 25600, recompute=False) / sl.megatron_flops_per_token(128, 25600)
     assert 0.75 < ratio < 0.76

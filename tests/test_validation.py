@@ -64,6 +64,8 @@ CASES = [
           target_utilization="open_fraction")),
     (sl.decode_tokens_per_second, dict(batch=8, n_params=7e9, context_tokens=1024),
      dict(batch="count", n_params="positive", context_tokens="nonnegative")),
+    (sl.max_decode_batch, dict(n_params=7e9, context_tokens=1024),
+     dict(n_params="positive", context_tokens="positive")),
     (sl.critical_batch_cost, dict(n_gpus=[64, 128], n_params=1e9, critical_batch_tokens=1e6),
      dict(n_gpus="count", n_params="positive", critical_batch_tokens="positive")),
     (sl.training_cost, dict(n_params=7e9, tokens=1.4e11, n_devices=64, price_per_device_hour=2.0, mfu=0.4,
