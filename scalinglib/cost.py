@@ -112,8 +112,7 @@ def flops_per_token(n_params, n_layers=0, n_heads=0, head_dim=0, seq_len=0):
 
     References
     ----------
-    A. Chowdhery et al., "PaLM: Scaling Language Modeling with Pathways",
-    arXiv:2204.02311, 2022, appendix B.
+    Chowdhery et al. (2022), the PaLM paper (arXiv:2204.02311), appendix B.
 
     Examples
     --------
@@ -203,8 +202,8 @@ def training_time(tokens, n_params, n_devices, flops_per_device, recompute=True)
 
     References
     ----------
-    D. Narayanan et al., "Efficient Large-Scale Language Model Training on GPU
-    Clusters Using Megatron-LM", SC '21 (arXiv:2104.04473), equation (4).
+    Narayanan et al. (2021), the Megatron-LM paper at SC '21 (arXiv:2104.04473),
+    equation (4).
 
     Examples
     --------

@@ -55,16 +55,11 @@ __all__ = [
 
 # --- sources ------------------------------------------------------------------------------------
 
-PALM = (
-    "Chowdhery et al., PaLM: Scaling Language Modeling with Pathways, arXiv:2204.02311 (2022)"
-)
+PALM = "Chowdhery et al. (2022), the PaLM paper, arXiv:2204.02311"
 PALM_TABLE_3 = PALM + ", section 4.1 and table 3 (model FLOPs utilization)"
 PALM_APPENDIX_B = PALM + ", appendix B (compute usage: the MFU calculation)"
 PALM_TABLE_1 = PALM + ", table 1 (model architecture)"
-MEGATRON = (
-    "Narayanan et al., Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM, "
-    "SC '21, arXiv:2104.04473"
-)
+MEGATRON = "Narayanan et al. (2021), the Megatron-LM paper at SC '21, arXiv:2104.04473"
 MEGATRON_TABLE_1 = MEGATRON + ", table 1 (weak-scaling throughput) and equation (2)"
 MEGATRON_SECTION_5_1 = MEGATRON + ", section 5.1 (training time estimates, equation (4))"
 GPT3 = "Brown et al., Language Models are Few-Shot Learners, NeurIPS 2020, arXiv:2005.14165, table 2.1"
@@ -72,9 +67,9 @@ GOPHER = (
     "Rae et al., Scaling Language Models: Methods, Analysis & Insights from Training Gopher, "
     "arXiv:2112.11446 (2021), table 1"
 )
-V100_DATASHEET = (
-    "NVIDIA Tesla V100 GPU datasheet, tensor performance 125 TFLOPS (SXM2), "
-    "https://www.nvidia.com/en-us/data-center/v100/"
+V100_PEAK = (
+    "NVIDIA Developer Blog, Programming Tensor Cores in CUDA 9 (2017): Tesla V100 tensor cores deliver "
+    "up to 125 tensor TFLOPS, https://developer.nvidia.com/programming-tensor-cores-cuda-9-0"
 )
 TPU_V3 = (
     "Google Cloud TPU documentation, TPU v3: peak compute per chip 123 teraflops (bf16), "
@@ -161,15 +156,14 @@ MFU_RUNS: tuple[PublishedRun, ...] = (
             "reported_mfu": PALM_TABLE_3,
             "n_params": GPT3,
             "shape": GPT3 + " (96 layers, 96 heads of size 128, context 2,048)",
-            "peak_flops_per_device": V100_DATASHEET,
+            "peak_flops_per_device": V100_PEAK,
         },
         notes=(
             "Not reproduced. PaLM gives only the per-GPU rate and the chip type (no count). 24.6 TFLOP/s of "
-            "6N FLOPs on a V100 SXM2 (125 TFLOP/s dense fp16 tensor peak) is 19.7%, and 20.2% with the "
-            "attention term; PaLM prints 21.3% and does not say which peak it divided by. A peak of about "
-            "118.7 TFLOP/s would give 21.3%; no V100 variant has that peak (the PCIe card is 112, the SXM2 "
-            "125, the V100S 130). The V100 peak is not in scalinglib.hardware.CATALOG; it was checked "
-            "against copies of NVIDIA's datasheet figure, not the datasheet PDF itself."
+            "6N FLOPs on a V100 (125 TFLOP/s fp16 tensor peak, NVIDIA's figure for the SXM2 module) is 19.7%, "
+            "and 20.2% with the attention term; PaLM prints 21.3% and does not say which peak it divided by. "
+            "A peak of about 118.7 TFLOP/s would give 21.3%, which is not a peak NVIDIA quotes for the V100. "
+            "The V100 is not in scalinglib.hardware.CATALOG, so its peak is kept here."
         ),
     ),
     PublishedRun(
@@ -224,7 +218,7 @@ MFU_RUNS: tuple[PublishedRun, ...] = (
         },
         notes=(
             "PaLM computes with N = 530e9 and prints 29.7% without and 30.2% with attention; the recomputation "
-            "gives 29.77% and 30.27%, so the printed figures are truncated to one decimal rather than rounded. "
+            "gives 29.77% and 30.26%, so the printed figures are truncated to one decimal rather than rounded. "
             "The shape is that of the 529.6B model of Megatron-LM's table 1, which is the MT-NLG architecture."
         ),
     ),

@@ -59,7 +59,7 @@ def test_mt_nlg_reproduces_within_the_truncation_palm_used():
     mt = RUNS["Megatron-Turing NLG"]
     assert round(mt.tokens_per_second / 1e3, 2) == 65.43          # 1920 x 2048 / 60.1
     for value, printed in ((mt.recomputed_mfu(attention=False), 29.7), (mt.recomputed_mfu(), 30.2)):
-        # PaLM's 29.7 and 30.2 are the recomputed 29.77 and 30.27 truncated, not rounded
+        # PaLM's 29.7 and 30.2 are the recomputed 29.77 and 30.26 truncated, not rounded
         assert printed <= 100 * value < printed + 0.1
         assert math.floor(1000 * value) / 10 == printed
 
