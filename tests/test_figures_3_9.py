@@ -59,10 +59,10 @@ def test_cost_vs_utilization(fig, price, rate):
 def test_serving_batch(fig, n_params):
     ax_r, ax_c = s3_9.serving_batch(fig, n_params=n_params)
     b, rate = _lines(ax_r)["roofline estimate"]
-    assert b[-1] <= sl.max_decode_batch(n_params, 1024) < 2 * b[-1]
-    np.testing.assert_allclose(rate, sl.decode_tokens_per_second(b, n_params, 1024))
+    assert b[-1] <= sl.max_decode_batch(n_params, 1024, device="H100") < 2 * b[-1]
+    np.testing.assert_allclose(rate, sl.decode_tokens_per_second(b, n_params, 1024, device="H100"))
     _, cost = _lines(ax_c)["cost per million tokens"]
-    np.testing.assert_allclose(cost, sl.cost_per_million_tokens(2.0, rate))
+    np.testing.assert_allclose(cost, sl.cost_per_million_tokens(3.0, rate))
 
 
 def test_demand_sizing(fig):
@@ -92,13 +92,14 @@ def test_critical_batch_bill(fig, n_params, critical_batch):
 @pytest.mark.parametrize("utilization", [0.5, 0.8, 1.0])
 def test_training_bill(fig, n_params, n_devices, utilization):
     bar = s3_9.training_bill(fig, n_params, n_devices, utilization)
-    run = sl.training_cost(n_params, 20 * n_params, n_devices, 2.0, mfu=0.4, utilization=utilization)
+    run = sl.training_cost(n_params, 20 * n_params, n_devices, 3.0, mfu=0.4, utilization=utilization)
     widths = [p.get_width() for p in bar.patches]
     assert sum(widths) == pytest.approx(run.dollars)
     assert widths[0] == pytest.approx(run.dollars * 0.4 * utilization)    # the useful share
     assert widths[2] == pytest.approx(run.dollars * (1 - utilization))    # the idle share
     text = _texts(fig)
     assert "days" in text and "per million tokens" in text
+    assert r"\$3 per device-hour" in bar.get_xlabel()
 
 
 def test_money_labels_escape_the_dollar_sign():

@@ -68,7 +68,7 @@ def megatron_weak_scaling(fig, rows=MEGATRON_WEAK_SCALING, peak=312e12):
     return ax
 
 
-def cost_vs_utilization(fig, price=2.0, tokens_per_second=1000.0, api_prices=(1.0, 2.0)):
+def cost_vs_utilization(fig, price=3.0, tokens_per_second=1000.0, api_prices=(1.0, 2.0)):
     """Self-hosted cost per million tokens against utilization (a 1/u curve), with API prices and the
     break-even utilization of each. Returns the axes."""
     ax = style_axes(fig.subplots())
@@ -96,7 +96,7 @@ def cost_vs_utilization(fig, price=2.0, tokens_per_second=1000.0, api_prices=(1.
     return ax
 
 
-def serving_batch(fig, n_params=7e9, context_tokens=1024, price=2.0, device="A100 SXM 80GB"):
+def serving_batch(fig, n_params=7e9, context_tokens=1024, price=3.0, device="H100 SXM 80GB"):
     """Left: decode throughput against the batch. Right: the cost per million tokens it implies at a given
     hourly price. Returns the two axes."""
     ax_r, ax_c = fig.subplots(1, 2)
@@ -187,7 +187,7 @@ def critical_batch_bill(fig, n_params, critical_batch, gpu_counts=None):
 
 
 def training_bill(fig, n_params, n_devices, utilization, *, tokens_per_param=20.0, device="H100 SXM 80GB",
-                  mfu=0.4, price=2.0):
+                  mfu=0.4, price=3.0):
     """The capstone: days and dollars of a training run, and where the paid device-hours go (useful
     model FLOPs, the rest of the running time, idle). Returns the axes of the bar."""
     tokens = tokens_per_param * n_params
