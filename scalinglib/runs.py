@@ -274,6 +274,17 @@ class MegatronRow:
         """Data-parallel degree n / (t p)."""
         return self.n_gpus // (self.tensor_parallel * self.pipeline_parallel)
 
+    def tokens_per_second_per_gpu(self) -> float:
+        """The achieved rate divided by the paper's FLOPs per token with recomputation."""
+        return self.tflops_per_gpu * 1e12 / megatron_flops_per_token(self.layers, self.hidden)
+
+    def mfu(self, peak_flops=312e12) -> float:
+        """The row's model FLOPs utilization in PaLM's definition (no recomputation; attention included)."""
+        n = megatron_param_count(self.layers, self.hidden)
+        per_token = flops_per_token(n, self.layers, self.attention_heads, self.hidden // self.attention_heads,
+                                    MEGATRON_SEQ_LEN)
+        return mfu(self.tokens_per_second_per_gpu(), per_token, 1, peak_flops)
+
 
 _MEGATRON_ROWS = (
     (1.7, 24, 2304, 24, 1, 1, 32, 512, 137, 44, 4.4),

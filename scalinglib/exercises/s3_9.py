@@ -20,7 +20,7 @@ from ..cost import (
     training_cost,
 )
 from ..hardware import get_accelerator
-from ..runs import MEGATRON_WEAK_SCALING, MFU_RUNS, megatron_flops_per_token, megatron_param_count
+from ..runs import MEGATRON_WEAK_SCALING, MFU_RUNS
 from .core import Part, register
 
 # 3.9.1: a 13B model on 256 A100s
@@ -76,11 +76,7 @@ MEGATRON_ROW = 6
 
 
 def megatron_row_mfu():
-    row = MEGATRON_WEAK_SCALING[MEGATRON_ROW]
-    tokens_per_gpu = row.tflops_per_gpu * 1e12 / megatron_flops_per_token(row.layers, row.hidden)
-    per_token = flops_per_token(megatron_param_count(row.layers, row.hidden), row.layers, row.attention_heads,
-                                row.hidden // row.attention_heads, 2048)
-    return mfu(tokens_per_gpu, per_token, 1, get_accelerator("A100 SXM 80GB").peak("bf16"))
+    return MEGATRON_WEAK_SCALING[MEGATRON_ROW].mfu(get_accelerator("A100 SXM 80GB").peak("bf16"))
 
 
 def bill():

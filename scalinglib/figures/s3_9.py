@@ -13,7 +13,7 @@ from ..cost import (
     training_cost,
 )
 from ..plots import COLORS, IDEAL, log2_axis, style_axes
-from ..runs import MEGATRON_WEAK_SCALING, MFU_RUNS, megatron_flops_per_token, megatron_param_count
+from ..runs import MEGATRON_WEAK_SCALING, MFU_RUNS
 from .s3_3 import _count
 
 
@@ -45,13 +45,7 @@ def megatron_weak_scaling(fig, rows=MEGATRON_WEAK_SCALING, peak=312e12):
     ax = style_axes(fig.subplots())
     gpus = np.array([r.n_gpus for r in rows])
     reported = np.array([r.tflops_per_gpu for r in rows], dtype=float)
-    model = []
-    for r in rows:
-        tokens_per_gpu = r.tflops_per_gpu * 1e12 / megatron_flops_per_token(r.layers, r.hidden)
-        n = megatron_param_count(r.layers, r.hidden)
-        per_token = 6 * n + 12 * r.layers * r.hidden * 2048     # heads x head size = hidden
-        model.append(tokens_per_gpu * per_token / 1e12)
-    model = np.array(model)
+    model = np.array([r.mfu(peak) * peak / 1e12 for r in rows])
     ax.axhline(peak / 1e12, label=f"A100 peak, {peak / 1e12:.0f} TFLOP/s", **IDEAL)
     ax.plot(gpus, reported, marker="o", markersize=4, color=COLORS["blue"],
             label="achieved, counting recomputation (table 1)")
