@@ -28,6 +28,21 @@ from .comm import (
     half_performance_size,
     hierarchical_allreduce_time,
     p2p_time,
+from .cost import (
+    SECONDS_PER_DAY,
+    SECONDS_PER_HOUR,
+    TrainingCost,
+    break_even_utilization,
+    cost_per_million_tokens,
+    critical_batch_cost,
+    decode_tokens_per_second,
+    devices_for_demand,
+    duty_cycle_cost_factor,
+    flops_per_token,
+    max_decode_batch,
+    mfu,
+    training_cost,
+    training_time,
 )
 from .exercises import check
 from .figures.s3_7 import plot_device_roofline, plot_roofline
@@ -80,6 +95,15 @@ from .roofline import (
     ridge_point,
     roofline_regime,
     roofline_time,
+from .runs import (
+    MEGATRON_TRAINING_TIMES,
+    MEGATRON_WEAK_SCALING,
+    MFU_RUNS,
+    MegatronRow,
+    PublishedRun,
+    megatron_flops_per_token,
+    megatron_param_count,
+    mfu_table,
 )
 from .scaling import (
     best_worker_count,
@@ -197,6 +221,30 @@ __all__ = [
     "best_rate",
     "RateFit",
     "AlphaBeta",
+    # utilization, time and cost (3.9)
+    "SECONDS_PER_HOUR",
+    "SECONDS_PER_DAY",
+    "flops_per_token",
+    "mfu",
+    "training_time",
+    "cost_per_million_tokens",
+    "duty_cycle_cost_factor",
+    "break_even_utilization",
+    "devices_for_demand",
+    "decode_tokens_per_second",
+    "max_decode_batch",
+    "critical_batch_cost",
+    "TrainingCost",
+    "training_cost",
+    # published runs (3.9)
+    "PublishedRun",
+    "MFU_RUNS",
+    "MegatronRow",
+    "MEGATRON_WEAK_SCALING",
+    "MEGATRON_TRAINING_TIMES",
+    "megatron_param_count",
+    "megatron_flops_per_token",
+    "mfu_table",
     # figures, sliders, exercises
     "COLORS",
     "new_figure",

@@ -128,12 +128,43 @@ CASES = [
     (sl.algorithm_bandwidth, dict(nbytes=1e9, seconds=0.01), dict(nbytes="nonnegative", seconds="positive")),
     (sl.bus_bandwidth, dict(collective="allreduce", nbytes=1e9, seconds=0.01, p=8),
      dict(nbytes="nonnegative", seconds="positive", p="count")),
+    # Section 3.9: utilization, time and cost
+    (sl.flops_per_token, dict(n_params=1e9, n_layers=24, n_heads=16, head_dim=128, seq_len=2048),
+     dict(n_params="positive", n_layers="count", n_heads="count", head_dim="count", seq_len="count")),
+    (sl.mfu, dict(tokens_per_second=1e5, flops_per_token=6e9, n_devices=8, peak_flops_per_device=312e12),
+     dict(tokens_per_second="positive", flops_per_token="positive", n_devices="count",
+          peak_flops_per_device="positive")),
+    (sl.training_time, dict(tokens=1e12, n_params=1e9, n_devices=64, flops_per_device=1.5e14),
+     dict(tokens="positive", n_params="positive", n_devices="count", flops_per_device="positive")),
+    (sl.cost_per_million_tokens, dict(price_per_device_hour=2.0, tokens_per_second_per_device=1e3, utilization=0.5),
+     dict(price_per_device_hour="positive", tokens_per_second_per_device="positive", utilization="open_fraction")),
+    (sl.duty_cycle_cost_factor, dict(duty_cycle=0.4), dict(duty_cycle="open_fraction")),
+    (sl.break_even_utilization,
+     dict(price_per_device_hour=2.0, tokens_per_second_per_device=1e3, api_price_per_million_tokens=1.0),
+     dict(price_per_device_hour="positive", tokens_per_second_per_device="positive",
+          api_price_per_million_tokens="positive")),
+    (sl.devices_for_demand, dict(demand_tokens_per_second=1e4, tokens_per_second_per_device=1e3, target_utilization=0.7),
+     dict(demand_tokens_per_second="positive", tokens_per_second_per_device="positive",
+          target_utilization="open_fraction")),
+    (sl.decode_tokens_per_second, dict(batch=8, n_params=7e9, context_tokens=1024),
+     dict(batch="count", n_params="positive", context_tokens="nonnegative")),
+    (sl.max_decode_batch, dict(n_params=7e9, context_tokens=1024),
+     dict(n_params="positive", context_tokens="positive")),
+    (sl.critical_batch_cost, dict(n_gpus=[64, 128], n_params=1e9, critical_batch_tokens=1e6),
+     dict(n_gpus="count", n_params="positive", critical_batch_tokens="positive")),
+    (sl.training_cost, dict(n_params=7e9, tokens=1.4e11, n_devices=64, price_per_device_hour=2.0, mfu=0.4,
+                            utilization=0.9),
+     dict(n_params="positive", tokens="positive", n_devices="count", price_per_device_hour="positive",
+          mfu="open_fraction", utilization="open_fraction")),
+    (sl.megatron_param_count, dict(layers=24, hidden=2304), dict(layers="count", hidden="count")),
+    (sl.megatron_flops_per_token, dict(layers=24, hidden=2304), dict(layers="count", hidden="count")),
 ]
 
 BAD_VALUES = {
     "positive": [0.0, -1.0],
     "nonnegative": [-0.5],
     "fraction": [1.5, -0.1],
+    "open_fraction": [0.0, 1.5, -0.1],   # (0, 1]: a utilization of zero buys nothing
     "count": [0, -3, 2.5],
 }
 ALWAYS_BAD = [math.nan, math.inf, -math.inf]

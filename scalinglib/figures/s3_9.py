@@ -1,0 +1,227 @@
+"""Figures of Section 3.9: utilization, the cost of a result, serving, the critical-batch bill, the capstone."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..cost import (
+    break_even_utilization,
+    cost_per_million_tokens,
+    critical_batch_cost,
+    decode_tokens_per_second,
+    max_decode_batch,
+    training_cost,
+)
+from ..plots import COLORS, IDEAL, log2_axis, style_axes
+from ..runs import MEGATRON_WEAK_SCALING, MFU_RUNS
+from .s3_3 import _count
+
+
+def mfu_comparison(fig, runs=MFU_RUNS):
+    """Horizontal bars: each run's MFU as printed and as recomputed, drawn against the 100% it paid for.
+    Returns the axes."""
+    ax = style_axes(fig.subplots())
+    names = [run.name for run in runs]
+    y = np.arange(len(runs))[::-1]
+    printed = np.array([100 * run.reported_mfu for run in runs])
+    again = np.array([100 * run.recomputed_mfu() for run in runs])
+    ax.barh(y, np.full(len(runs), 100.0), height=0.7, color="#EEEEEE", zorder=1)
+    ax.barh(y + 0.17, printed, height=0.32, color=COLORS["blue"], label="as printed (PaLM, table 3)", zorder=2)
+    ax.barh(y - 0.17, again, height=0.32, color=COLORS["orange"], hatch="//", edgecolor="white",
+            label="recomputed from throughput and shape", zorder=2)
+    for yi, p, a in zip(y, printed, again):
+        ax.text(max(p, a) + 1.5, yi, f"{p:.1f}% | {a:.2f}%", va="center", fontsize=8, color="#333333")
+    ax.set_yticks(y, [f"{name}\n{_count(run.n_params)}, {run.device}" for name, run in zip(names, runs)])
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("model FLOPs utilization (% of peak)")
+    ax.grid(axis="y", visible=False)
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, fontsize=8)
+    return ax
+
+
+def megatron_weak_scaling(fig, rows=MEGATRON_WEAK_SCALING, peak=312e12):
+    """Per-GPU throughput of Megatron-LM's table 1 against the number of GPUs: as reported (counting
+    recomputation) and in model FLOPs (PaLM's definition), with the A100 peak. Returns the axes."""
+    ax = style_axes(fig.subplots())
+    gpus = np.array([r.n_gpus for r in rows])
+    reported = np.array([r.tflops_per_gpu for r in rows], dtype=float)
+    model = np.array([r.mfu(peak) * peak / 1e12 for r in rows])
+    ax.axhline(peak / 1e12, label=f"A100 peak, {peak / 1e12:.0f} TFLOP/s", **IDEAL)
+    ax.plot(gpus, reported, marker="o", markersize=4, color=COLORS["blue"],
+            label="achieved, counting recomputation (table 1)")
+    ax.plot(gpus, model, marker="s", markersize=4, color=COLORS["green"], linestyle="--",
+            label="model FLOPs only (PaLM's definition)")
+    for i, (g, x, r) in enumerate(zip(gpus, reported, rows)):
+        ax.annotate(f"{r.params_billion:g}B", (g, x), xytext=(0, 7 if i % 2 == 0 else 17),
+                    textcoords="offset points", fontsize=7, ha="center", color="#333333")
+    log2_axis(ax, "x")
+    ax.set_ylim(0, 340)
+    ax.set_xlabel("GPUs (the model grows with them)")
+    ax.set_ylabel("TFLOP/s per GPU")
+    ax.legend(loc="lower right", fontsize=8)
+    return ax
+
+
+def cost_vs_utilization(fig, price=3.0, tokens_per_second=1000.0, api_prices=(1.0, 2.0)):
+    """Self-hosted cost per million tokens against utilization (a 1/u curve), with API prices and the
+    break-even utilization of each. Returns the axes."""
+    ax = style_axes(fig.subplots())
+    u = np.linspace(0.05, 1.0, 200)
+    ax.plot(100 * u, cost_per_million_tokens(price, tokens_per_second, u), color=COLORS["blue"],
+            label=fr"self-hosted: \${price:g}/hour at {tokens_per_second:,.0f} tokens/s")
+    full = cost_per_million_tokens(price, tokens_per_second)
+    ax.plot([40], [cost_per_million_tokens(price, tokens_per_second, 0.4)], marker="o", color=COLORS["black"],
+            linestyle="none")
+    ax.annotate(f"40% busy: {1 / 0.4:g} x the\nbenchmark's \\${full:.2f}", (40, full / 0.4), xytext=(8, 6),
+                textcoords="offset points", fontsize=8)
+    styles = [(COLORS["vermillion"], ":"), (COLORS["green"], "-.")]
+    for (color, style), api in zip(styles, api_prices):
+        ax.axhline(api, color=color, linestyle=style, linewidth=1.5, label=fr"API at \${api:g} per million")
+        u_star = break_even_utilization(price, tokens_per_second, api)
+        if u_star <= 1:
+            ax.axvline(100 * u_star, color=color, linestyle=style, linewidth=1.0, alpha=0.7)
+            ax.annotate(f"break-even {u_star:.0%}", (100 * u_star, api), xytext=(4, 6),
+                        textcoords="offset points", fontsize=8, color=color)
+    ax.set_ylim(0, 5 * full)
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("utilization u (% of paid hours busy)")
+    ax.set_ylabel(r"\$ per million tokens")
+    ax.legend(loc="upper right", fontsize=8)
+    return ax
+
+
+def serving_batch(fig, n_params=7e9, context_tokens=1024, price=3.0, device="H100 SXM 80GB"):
+    """Left: decode throughput against the batch. Right: the cost per million tokens it implies at a given
+    hourly price. Returns the two axes."""
+    ax_r, ax_c = fig.subplots(1, 2)
+    for ax in (ax_r, ax_c):
+        style_axes(ax)
+    b_max = max_decode_batch(n_params, context_tokens, device=device)
+    b = 2 ** np.arange(0, int(np.log2(b_max)) + 1)
+    rate = decode_tokens_per_second(b, n_params, context_tokens, device=device)
+    ax_r.plot(b, rate, marker="o", markersize=4, color=COLORS["blue"], label="roofline estimate")
+    ax_r.plot(b, b * rate[0], label="if every sequence were free", **IDEAL)
+    for ax in (ax_r, ax_c):
+        ax.axvline(b_max, color=COLORS["grey"], linestyle=":", linewidth=1.2)
+    ax_r.annotate(f"memory full\nat {b_max}", (b_max, 0.05 * rate[-1]), xytext=(-4, 0), textcoords="offset points",
+                  ha="right", fontsize=8, color=COLORS["grey"])
+    log2_axis(ax_r, "x")
+    ax_r.set_ylim(0, 1.25 * rate[-1])
+    ax_r.set_xlabel("sequences decoded together (batch)")
+    ax_r.set_ylabel("tokens/s per device")
+    ax_r.legend(loc="upper left", fontsize=8)
+    ax_c.plot(b, cost_per_million_tokens(price, rate), marker="o", markersize=4, color=COLORS["vermillion"],
+              label="cost per million tokens")
+    log2_axis(ax_c, "both")
+    ax_c.set_xlabel("sequences decoded together (batch)")
+    ax_c.set_ylabel(fr"\$ per million tokens at \${price:g}/hour")
+    return ax_r, ax_c
+
+
+def demand_sizing(fig, demand, tokens_per_second_per_device, peak_devices, sustained_devices):
+    """A day of demand (tokens/s, one value per hour) against the capacity of a cluster sized for the
+    peak and of one sized for the sustained demand. Returns the axes."""
+    ax = style_axes(fig.subplots())
+    hours = np.arange(len(demand) + 1)
+    steps = np.append(demand, demand[-1])
+    ax.fill_between(hours, steps / 1e3, step="post", color=COLORS["sky"], alpha=0.35, lw=0)
+    ax.step(hours, steps / 1e3, where="post", color=COLORS["blue"], label="demand")
+    for count, color, style, what in ((peak_devices, COLORS["vermillion"], "--", "sized for the peak"),
+                                      (sustained_devices, COLORS["green"], "-.", "sized for the sustained demand")):
+        ax.axhline(count * tokens_per_second_per_device / 1e3, color=color, linestyle=style, linewidth=1.6,
+                   label=f"{count} devices, {what}")
+    ax.set_xlim(0, len(demand))
+    ax.set_xticks(range(0, len(demand) + 1, 3))
+    ax.set_ylim(0, None)
+    ax.set_xlabel("hour of the day")
+    ax.set_ylabel("thousand tokens/s")
+    ax.legend(loc="upper left", fontsize=8)
+    return ax
+
+
+def critical_batch_bill(fig, n_params, critical_batch, gpu_counts=None):
+    """The critical-batch wall in money. Left: GPU-time to reach the target loss, relative to the least
+    possible. Right: the time to reach it, relative to the smallest cluster that holds the model. Two
+    uses of GPUs past the data-parallel cap: split the model further, or grow the batch. Returns the axes."""
+    if gpu_counts is None:
+        gpu_counts = 2 ** np.arange(3, 15)
+    split = critical_batch_cost(gpu_counts, n_params, critical_batch)
+    grow = critical_batch_cost(gpu_counts, n_params, critical_batch, grow_batch=True)
+    ax_c, ax_t = fig.subplots(1, 2)
+    for ax in (ax_c, ax_t):
+        style_axes(ax)
+    fits = split["fits"]
+    g = split["n_gpus"][fits]
+    first = np.argmax(fits)
+    ax_c.plot(g, grow["cost_factor"][fits], marker="s", markersize=3.5, color=COLORS["vermillion"],
+              linestyle="--", label="grow the batch past B_crit")
+    ax_c.plot(g, split["cost_factor"][fits], marker="o", markersize=3.5, color=COLORS["blue"],
+              label="split the model")
+    ax_c.axhline(1.0, **IDEAL)
+    at_cap = fits & (split["batch_tokens"] >= split["batch_tokens"][fits].max())
+    cap_gpus = split["n_gpus"][at_cap][0]
+    for ax in (ax_c, ax_t):
+        ax.axvline(cap_gpus, color=COLORS["grey"], linestyle=":", linewidth=1.2)
+        log2_axis(ax, "x")
+        ax.set_xlabel("GPUs")
+    log2_axis(ax_c, "y")
+    ax_c.set_ylabel("GPU-time to target (x minimum)")
+    ax_c.legend(loc="upper left", fontsize=8)
+    base = split["time_factor"][first]
+    ax_t.plot(g, base / grow["time_factor"][fits], marker="s", markersize=3.5, color=COLORS["vermillion"],
+              linestyle="--")
+    ax_t.plot(g, base / split["time_factor"][fits], marker="o", markersize=3.5, color=COLORS["blue"])
+    ax_t.plot(g, g / g[0], label="ideal: twice as fast per doubling", **IDEAL)
+    log2_axis(ax_t, "y")
+    ax_t.set_ylabel(f"speed-up to target over {g[0]:,} GPUs")
+    ax_t.legend(loc="upper left", fontsize=8)
+    fig.suptitle(f"{_count(n_params)} parameters, critical batch {_count(critical_batch)} tokens "
+                 f"(dotted: data-parallel cap, {cap_gpus:,} GPUs)", fontsize=9)
+    return ax_c, ax_t
+
+
+def training_bill(fig, n_params, n_devices, utilization, *, tokens_per_param=20.0, device="H100 SXM 80GB",
+                  mfu=0.4, price=3.0):
+    """The capstone: days and dollars of a training run, and where the paid device-hours go (useful
+    model FLOPs, the rest of the running time, idle). Returns the axes of the bar."""
+    tokens = tokens_per_param * n_params
+    run = training_cost(n_params, tokens, n_devices, price, device=device, mfu=mfu, utilization=utilization)
+    top, bar = fig.subplots(2, 1, height_ratios=[1.1, 1.0])
+    top.axis("off")
+    top.text(0.0, 0.92, f"{_count(n_params)} parameters on {_count(tokens)} tokens, {n_devices:,} x {device}",
+             fontsize=9.5, va="top", color="#333333")
+    numbers = (
+        (f"{run.days:,.1f}" if run.days < 1000 else f"{run.days:,.0f}", "days"),
+        (_money(run.dollars), "total"),
+        (fr"\${run.dollars_per_million_tokens:,.2f}", "per million tokens"),
+    )
+    for i, (value, label) in enumerate(numbers):
+        top.text(0.02 + 0.34 * i, 0.42, value, fontsize=17, fontweight="bold", color=COLORS["blue"], va="center")
+        top.text(0.02 + 0.34 * i, 0.05, label, fontsize=8.5, color="#333333", va="center")
+    style_axes(bar)
+    parts = (
+        (run.dollars * mfu * utilization, "useful model FLOPs", COLORS["green"]),
+        (run.dollars * (1 - mfu) * utilization, "running, not useful", COLORS["orange"]),
+        (run.dollars * (1 - utilization), "paid, idle", COLORS["grey"]),
+    )
+    left = 0.0
+    for value, label, color in parts:
+        bar.barh([0], [value], left=left, height=0.6, color=color, label=f"{label}: {_money(value)}")
+        left += value
+    bar.set_xlim(0, run.dollars * 1.001)
+    bar.set_yticks([])
+    bar.grid(visible=False)
+    bar.spines["left"].set_visible(False)
+    bar.set_xlabel(f"where the dollars go (MFU {mfu:.0%}, utilization {utilization:.0%}, "
+                   fr"\${price:g} per device-hour)", fontsize=8.5)
+    bar.xaxis.set_major_formatter(lambda x, _pos: _money(x))
+    bar.legend(loc="upper center", bbox_to_anchor=(0.5, -0.7), ncol=3, fontsize=7.5, frameon=False)
+    return bar
+
+
+def _money(dollars: float) -> str:
+    """1234 -> '$1.23k', 2.5e6 -> '$2.5M', escaped so that matplotlib does not read '$' as math."""
+    for scale, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if abs(dollars) >= scale:
+            return fr"\${dollars / scale:,.3g}{suffix}"
+    return fr"\${dollars:,.0f}"

@@ -1,0 +1,201 @@
+"""Every number the prose, the figure captions and alt texts, and the worked solutions of Section 3.9
+quote, recomputed from the library. (The published figures themselves are in test_runs.py; the
+notebook's printed outputs are compared by nbval.)"""
+
+import numpy as np
+import pytest
+
+import scalinglib as sl
+from scalinglib.exercises import expected_answer
+
+H100 = "H100 SXM 80GB"
+
+
+# --- 3.9.1 -------------------------------------------------------------------------------------
+
+
+def test_communication_fraction_as_a_share_of_the_bill():
+    # "a communication fraction of one quarter is a fifth of the bill; a fraction of one is half of it"
+    assert 1 - sl.scaling_efficiency(0.25) == pytest.approx(0.2)
+    assert 1 - sl.scaling_efficiency(1.0) == pytest.approx(0.5)
+
+
+# --- 3.9.2 and 3.9.3 ---------------------------------------------------------------------------
+
+
+def test_palm_attention_share_and_mfu():
+    c = sl.flops_per_token(540e9, 118, 48, 256, 2048)
+    assert round(100 * (c - 6 * 540e9) / c, 1) == 1.1
+    assert round(100 * sl.mfu(238.3e3, c, 6144, 275e12), 1) == 46.2
+
+
+def test_flagship_runs_used_between_a_fifth_and_a_half():
+    values = [run.recomputed_mfu() for run in sl.MFU_RUNS] + [run.reported_mfu for run in sl.MFU_RUNS]
+    assert 0.2 <= min(values) and max(values) < 0.5
+
+
+def test_mt_nlg_recomputed_to_two_decimals():
+    mt = next(run for run in sl.MFU_RUNS if run.name == "Megatron-Turing NLG")
+    assert (round(100 * mt.recomputed_mfu(False), 2), round(100 * mt.recomputed_mfu(), 2)) == (29.77, 30.26)
+
+
+def test_gpt3_attention_adds_under_three_percent():
+    gpt3 = sl.MFU_RUNS[0]
+    ratio = gpt3.flops_per_token() / gpt3.flops_per_token(attention=False)
+    assert round(100 * (ratio - 1), 1) == 2.8
+    assert round(gpt3.tokens_per_second_per_device, 1) == 23.4
+
+
+# --- 3.9.4 -------------------------------------------------------------------------------------
+
+
+def test_megatron_growth_factors_and_dp_degree():
+    rows = sl.MEGATRON_WEAK_SCALING
+    assert rows[-1].n_gpus / rows[0].n_gpus == 96
+    assert round(rows[-1].params_billion / rows[0].params_billion) == 593
+    assert [r.data_parallel for r in rows[:6]] == [32] * 6
+
+
+def _model_tflops(row):
+    return row.mfu() * 312
+
+
+def test_model_flops_line_of_figure_3_9_2():
+    values = [_model_tflops(r) for r in sl.MEGATRON_WEAK_SCALING]
+    assert 100 < min(values) and max(values) < 125          # "near 105 to 122"
+
+
+def test_megatron_costs_no_more_per_model_flop_at_scale():
+    rows = sl.MEGATRON_WEAK_SCALING
+    hours = [1e21 / (_model_tflops(r) * 1e12) / 3600 for r in rows[::3]]
+    assert [round(h) for h in hours] == [2653, 2730, 2499, 2271]
+    assert hours[-1] < hours[0]
+
+
+def test_megatron_mfu_of_first_and_last_rows():
+    peak = sl.get_accelerator("A100").peak("bf16")
+    assert [round(100 * r.mfu(peak), 1) for r in sl.MEGATRON_WEAK_SCALING] == [
+        33.6, 33.6, 34.4, 32.6, 33.3, 33.7, 35.6, 37.3, 39.2, 39.2]
+    out = []
+    for r in (sl.MEGATRON_WEAK_SCALING[0], sl.MEGATRON_WEAK_SCALING[-1]):
+        tokens = r.tflops_per_gpu * 1e12 / sl.megatron_flops_per_token(r.layers, r.hidden)
+        c = sl.flops_per_token(sl.megatron_param_count(r.layers, r.hidden), r.layers, r.attention_heads,
+                               r.hidden // r.attention_heads, 2048)
+        out.append(round(100 * sl.mfu(tokens, c, 1, peak), 1))
+    assert out == [33.6, 39.2]
+
+
+# --- 3.9.5 -------------------------------------------------------------------------------------
+
+
+def test_figure_3_9_3_numbers():
+    assert round(sl.cost_per_million_tokens(3.0, 2000.0), 2) == 0.42
+    assert [round(100 * sl.break_even_utilization(3.0, 2000.0, api)) for api in (1.0, 2.0)] == [42, 21]
+    assert sl.duty_cycle_cost_factor(0.4) == pytest.approx(2.5)
+
+
+# --- 3.9.6 -------------------------------------------------------------------------------------
+
+
+def test_serving_numbers():
+    rate = sl.decode_tokens_per_second(np.array([1, 8, 64]), 7e9, 1024, device=H100)
+    assert [round(x) for x in rate] == [230, 1446, 4261]
+    assert round(rate[2] / rate[0], 1) == 18.5
+    assert sl.max_decode_batch(7e9, 1024, device=H100) == 116
+    assert [round(x, 2) for x in sl.cost_per_million_tokens(3.0, rate)] == [3.62, 0.58, 0.20]
+
+
+# --- 3.9.7 -------------------------------------------------------------------------------------
+
+DEMAND = 1e3 * np.array([40, 30, 22, 18, 16, 18, 26, 40, 62, 80, 92, 98,
+                         100, 96, 92, 88, 84, 80, 76, 72, 68, 62, 55, 48])
+
+
+def test_break_even_table():
+    r8, r64 = sl.decode_tokens_per_second([8, 64], 7e9, 1024, device=H100)
+    assert round(100 * sl.break_even_utilization(3.0, r64, 0.5)) == 39
+    assert sl.break_even_utilization(3.0, r8, 0.5) > 1        # at batch 8 a $0.50 API is never beaten
+
+
+def test_sizing_by_sustained_demand():
+    r = float(sl.decode_tokens_per_second(64, 7e9, 1024, device=H100))
+    n_peak = sl.devices_for_demand(DEMAND.max(), r)
+    n_sustained = sl.devices_for_demand(DEMAND.mean(), r, target_utilization=0.8)
+    assert (n_peak, n_sustained) == (24, 18)
+    assert n_peak * r > 100e3 and round(n_sustained * r / 1e3) == 77     # the alt text of figure 3.9.5
+    tokens = DEMAND.sum() * 3600
+    bills = {}
+    for name, n in (("peak", n_peak), ("sustained", n_sustained)):
+        served = np.minimum(DEMAND, n * r)
+        bills[name] = n * 24 * 3.0 + (DEMAND - served).sum() * 3600 / 1e6 * 0.5
+    assert round(bills["peak"]) == 1728 and round(bills["sustained"]) == 1511
+    assert round(tokens / 1e6 * 0.5) == 2633
+    assert bills["sustained"] < bills["peak"] < tokens / 1e6 * 0.5
+
+
+# --- 3.9.8 -------------------------------------------------------------------------------------
+
+
+def test_critical_batch_figure_and_text():
+    g = 2 ** np.arange(3, 15)
+    split = sl.critical_batch_cost(g, 13e9, 2e6)
+    grow = sl.critical_batch_cost(g, 13e9, 2e6, grow_batch=True)
+    at_512 = list(g).index(512)
+    np.testing.assert_allclose(split["cost_factor"][: at_512 + 1], grow["cost_factor"][: at_512 + 1])
+    assert round(split["cost_factor"][0], 2) == 1.07 and round(split["cost_factor"][at_512], 2) == 1.62
+    assert round(split["cost_factor"][-1], 1) == 7.5 and round(grow["cost_factor"][-1]) == 19
+    speed_split = split["time_factor"][0] / split["time_factor"][-1]
+    speed_grow = grow["time_factor"][0] / grow["time_factor"][-1]
+    assert 280 < speed_split < 300 and 110 < speed_grow < 125
+
+
+def test_bigger_model_with_bigger_critical_batch_is_cheaper_on_the_same_cluster():
+    small = sl.critical_batch_cost([4096], 13e9, 2e6)
+    large = sl.critical_batch_cost([4096], 175e9, 8e6)
+    assert round(small["cost_factor"][0], 2) == 2.90 and round(large["cost_factor"][0], 2) == 1.95
+    assert round(large["efficiency"][0], 2) == 0.78
+
+
+# --- 3.9.9 and what carries forward ------------------------------------------------------------
+
+
+def test_capstone_example():
+    run = sl.training_cost(70e9, 1.4e12, 2048, 3.0, device=H100, mfu=0.4, utilization=0.9)
+    assert round(run.days, 1) == 9.3 and round(run.dollars / 1e6, 2) == 1.38
+    assert round(run.compute_days, 1) == 8.4
+    assert sl.get_accelerator(H100).peak("bf16") / 1e12 == 989.5
+
+
+@pytest.mark.parametrize(("before", "after", "saving"), [(0.25, 0.10, 12), (0.5, 0.25, 17)])
+def test_savings_from_lower_communication(before, after, saving):
+    assert round(100 * (1 - (1 + after) / (1 + before))) == saving
+
+
+# --- numbers in the worked solutions -----------------------------------------------------------
+
+
+def test_solution_numbers():
+    assert round(expected_answer("ex-3-9-1b"), 2) == 0.42
+    assert [round(x, 3) for x in expected_answer("ex-3-9-2a")] == [0.347, 0.868]
+    assert round(expected_answer("ex-3-9-3a"), 2) == 0.58
+    assert expected_answer("ex-3-9-3d") == pytest.approx([2700.0, 1845.6, 2073.6])
+    cost, speed = expected_answer("ex-3-9-5a"), expected_answer("ex-3-9-5b")
+    assert [round(c, 2) for c in cost] == [2.90, 5.53]
+    assert round(speed[0], 1) == 4.5 and round(speed[1], 1) == 2.3
+    assert round(cost[0] / 1.622, 1) == 1.8 and round(cost[1] / 1.622, 1) == 3.4
+    assert round(1 + 8_388_608 / 2e6, 1) == 5.2
+    days, millions = expected_answer("ex-3-9-6a")
+    assert (round(days, 1), round(millions, 2)) == (9.3, 0.92)
+    assert expected_answer("ex-3-9-6b") == 1365
+    r = sl.MEGATRON_WEAK_SCALING[6]
+    per_token = sl.megatron_flops_per_token(r.layers, r.hidden)
+    assert round(per_token / 1e12, 2) == 1.20 and round(r.tflops_per_gpu * 1e12 / per_token) == 124
+    assert round(100 * expected_answer("ex-3-9-4c")) == 36
+
+
+def test_solution_3_9_4_model_rate():
+    r = sl.MEGATRON_WEAK_SCALING[6]
+    tokens = r.tflops_per_gpu * 1e12 / sl.megatron_flops_per_token(r.layers, r.hidden)
+    c = sl.flops_per_token(sl.megatron_param_count(r.layers, r.hidden), r.layers, r.attention_heads,
+                           r.hidden // r.attention_heads, 2048)
+    assert round(c / 1e12, 2) == 0.90 and round(tokens * c / 1e12) == 111
