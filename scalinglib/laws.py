@@ -89,8 +89,8 @@ def amdahl_speedup(f, k):
 
     References
     ----------
-    G. M. Amdahl, "Validity of the single processor approach to achieving large
-    scale computing capabilities", AFIPS Spring Joint Computer Conference, 1967.
+    G. M. Amdahl, AFIPS Spring Joint Computer Conference, 1967, pages 483-485
+    (``amdahl1967validity`` in the book's bibliography).
 
     Examples
     --------

@@ -107,8 +107,8 @@ def pipeline_bubble_fraction(stages, microbatches):
 
     References
     ----------
-    D. Narayanan et al., "Efficient large-scale language model training on GPU
-    clusters using Megatron-LM", SC 2021, arXiv:2104.04473.
+    D. Narayanan et al., the Megatron-LM training paper, SC 2021, arXiv:2104.04473
+    (``narayanan2021efficient`` in the book's bibliography).
 
     Examples
     --------

@@ -12,7 +12,8 @@ The pool is started and warmed up before any timing, so process start-up is
 not measured; what is measured is the wall-clock time from handing out the
 tasks to collecting the last result. Each configuration is timed several
 times, interleaved with the others, and the fastest run is kept (the one least
-disturbed by whatever else the machine was doing).
+disturbed by whatever else the machine was doing). On one worker the strong and
+the weak job are the same job, so their runs are pooled for the common baseline T(1).
 
 Everything returned is plain Python numbers. Run times vary from machine to
 machine and from run to run; the functions that analyse them (speedup,
@@ -158,6 +159,8 @@ def scaling_run(worker_counts=None, unit_seconds: float = 0.1, repeats: int = 4,
             for k in ks:
                 strong[k] = min(strong[k], time_tasks(pool, _split(unit, k)))
                 weak[k] = min(weak[k], time_tasks(pool, [unit] * k))
+    # on one worker the strong and the weak job are the same job: both baselines take the best of all its runs
+    strong[1] = weak[1] = min(strong[1], weak[1])
     return {
         "workers": ks,
         "strong_seconds": [strong[k] for k in ks],

@@ -51,7 +51,7 @@ def speedup(t1, tk):
 def efficiency(t1, tk, k):
     r"""Parallel (strong-scaling) efficiency: the share of the K workers doing useful work.
 
-    .. math:: E(K) = \frac{S(K)}{K} = \frac{T(1)}{K\,T(K)}
+    .. math:: E(K) = \frac{S(K)}{K} = \frac{T(1)}{K \cdot T(K)}
 
     Parameters
     ----------
@@ -92,7 +92,7 @@ def weak_efficiency(t1, tk):
 
     .. math:: E_\text{weak}(K) = \frac{T(1)}{T(K)}
 
-    where ``tk`` is measured on a problem K times the size of the one timed for ``t1``.
+    where ``tk`` is timed on a problem K times as large as the one behind ``t1``.
 
     Parameters
     ----------

@@ -46,6 +46,7 @@ def test_a_tiny_run_has_the_documented_shape():
     for key in ("strong_seconds", "weak_seconds"):
         assert len(result[key]) == 2 and all(isinstance(t, float) and t > 0 for t in result[key])
     assert result["cpu_count"] == os.cpu_count() and result["iterations"] >= 1000
+    assert result["strong_seconds"][0] == result["weak_seconds"][0]    # one worker: the same job, one baseline
     assert result["total_seconds"] >= sum(result["strong_seconds"]) + sum(result["weak_seconds"])
 
 

@@ -9,7 +9,7 @@ from ..usl import fit_usl, usl_peak_workers, usl_speedup
 from .core import Part, register
 
 # --- 3.5.1: one serial fraction, two laws
-F_JOB, K_JOB, TARGET_SPEEDUP = 0.05, 64, 12
+F_JOB, K_JOB, TARGET_SPEEDUP = 0.02, 128, 30
 
 
 def workers_for_speedup(f, target, k_max=1 << 20):
@@ -73,12 +73,12 @@ register(
     Part(
         "ex-3-5-1a",
         lambda: amdahl_speedup(F_JOB, K_JOB),
-        hint="Amdahl: S = 1 / (f + (1 - f)/K) with f = 0.05 and K = 64.",
+        hint="Amdahl: S = 1 / (f + (1 - f)/K) with f = 0.02 and K = 128.",
     ),
     Part(
         "ex-3-5-1b",
         lambda: gustafson_speedup(F_JOB, K_JOB),
-        hint="Gustafson: S = K + (1 - K) s with s = 0.05 and K = 64.",
+        hint="Gustafson: S = K + (1 - K) s with s = 0.02 and K = 128.",
     ),
     Part(
         "ex-3-5-1c",
@@ -91,7 +91,7 @@ register(
         lambda: workers_for_speedup(F_JOB, TARGET_SPEEDUP),
         rel_tol=0,
         whole=True,
-        hint="Solve 1 / (f + (1 - f)/K) >= 12 for K and round up.",
+        hint="Solve 1 / (f + (1 - f)/K) >= 30 for K and round up.",
     ),
     Part(
         "ex-3-5-2a",

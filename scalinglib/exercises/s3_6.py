@@ -22,10 +22,10 @@ from ..workdepth import (
 )
 from .core import Part, register
 
-N_SUM, P_SUM = 1024, 16
+N_SUM, P_SUM = 4096, 64
 N_SCAN, P_SCAN = 1024, 8
 SCAN_PROCESSORS = tuple(2**i for i in range(11))        # 1, 2, 4, ..., 1024
-PIPE_A = (4, 8)                                         # (stages, micro-batches)
+PIPE_A = (6, 12)                                        # (stages, micro-batches)
 PIPE_C_STAGES, PIPE_C_BUBBLE = 8, Fraction(6, 100)
 PIPE_D = (16, 64)
 STACK_LAYERS, STACK_WIDTH = 24, 16
@@ -85,13 +85,13 @@ register(
         "ex-3-6-1d",
         lambda: list(brent_bounds(work(_dag("tree", N_SUM)), depth(_dag("tree", N_SUM)), P_SUM)),
         kind="numbers",
-        hint="Lower max(W/p, D), upper W/p + D, with p = 16.",
+        hint="Lower max(W/p, D), upper W/p + D, with p = 64.",
     ),
     Part(
         "ex-3-6-1e",
         lambda: _makespan("tree", (N_SUM,), P_SUM),
         rel_tol=0,
-        hint="Run sl.greedy_schedule on the tree for p = 16 and read its makespan.",
+        hint="Run sl.greedy_schedule on the tree for p = 64 and read its makespan.",
     ),
     Part(
         "ex-3-6-2a",

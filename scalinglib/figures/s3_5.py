@@ -121,8 +121,8 @@ def measurement(fig, workers, strong_seconds, weak_seconds, cores, amdahl_f=None
     """A scaling measurement and the models fitted to it.
 
     Left: measured strong-scaling speedup T(1)/T(K) and weak-scaling scaled speedup K T(1)/T(K),
-    with the ideal line, the core count, and the Amdahl and USL fits when given. Right: the
-    Karp-Flatt serial fraction of the strong-scaling runs. Returns the two axes."""
+    with the best any program can do on ``cores`` cores, min(K, cores), and the Amdahl and USL fits
+    when given. Right: the Karp-Flatt serial fraction of the strong-scaling runs. Returns the two axes."""
     ks = np.asarray(workers, dtype=float)
     strong = strong_seconds[0] / np.asarray(strong_seconds)
     scaled = ks * weak_seconds[0] / np.asarray(weak_seconds)
@@ -130,7 +130,7 @@ def measurement(fig, workers, strong_seconds, weak_seconds, cores, amdahl_f=None
     for ax in (ax_s, ax_k):
         style_axes(ax)
     dense = np.arange(1, int(ks.max()) + 1)
-    ax_s.plot(dense, dense, label="ideal", **IDEAL)
+    ax_s.plot(dense, np.minimum(dense, cores), label=f"best possible on {cores} cores: min(K, {cores})", **IDEAL)
     ax_s.plot(ks, strong, marker="o", linestyle="none", color=COLORS["blue"], label="strong: T(1)/T(K)")
     ax_s.plot(ks, scaled, marker="s", linestyle="none", color=COLORS["green"], label="weak: K T(1)/T(K)")
     if amdahl_f is not None:
@@ -139,9 +139,6 @@ def measurement(fig, workers, strong_seconds, weak_seconds, cores, amdahl_f=None
     if usl is not None:
         ax_s.plot(dense, usl_speedup(dense, *usl), color=COLORS["purple"], linestyle="-.",
                   label=f"USL fit, alpha = {usl[0]:.3f}, beta = {usl[1]:.3f}")
-    ax_s.axvline(cores, color=COLORS["grey"], linestyle=":", linewidth=1.2)
-    ax_s.annotate(f"{cores} cores", (cores, 0.2), xytext=(4, 0), textcoords="offset points", fontsize=8,
-                  color=COLORS["grey"])
     ax_s.set_xlabel("worker processes K")
     ax_s.set_ylabel("speedup")
     ax_s.set_ylim(0, ks.max() + 0.5)
