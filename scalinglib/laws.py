@@ -235,7 +235,7 @@ def gustafson_speedup(s, k):
     s_arr = check_fraction("s", s)
     k_arr = check_whole("k", k)
     sb, kb = check_broadcast(s=s_arr, k=k_arr)
-    return scalar_or_array(kb + (1.0 - kb) * sb, s_arr, k_arr)
+    return scalar_or_array(sb + (1.0 - sb) * kb, s_arr, k_arr)   # this form cancels least when s is near 1
 
 
 def scaled_serial_fraction(s, k):
