@@ -9,7 +9,7 @@ Functions take and return numbers or numpy arrays (broadcasting), use SI units
 ``ValueError`` or ``TypeError`` that names the parameter and the allowed range.
 """
 
-from . import figures, probe
+from . import figures, measure, probe
 from .batchsize import data_parallel_cap, examples_to_target, steps_to_target
 from .comm import (
     ALGORITHMS,
@@ -28,6 +28,7 @@ from .comm import (
     half_performance_size,
     hierarchical_allreduce_time,
     p2p_time,
+)
 from .cost import (
     SECONDS_PER_DAY,
     SECONDS_PER_HOUR,
@@ -66,7 +67,11 @@ from .laws import (
     amdahl_efficiency,
     amdahl_speedup,
     amdahl_time,
+    fit_amdahl,
+    gustafson_speedup,
+    karp_flatt,
     largest_serial_fraction,
+    scaled_serial_fraction,
 )
 from .layout import (
     Layout,
@@ -77,6 +82,7 @@ from .layout import (
     scaling_efficiency,
     tensor_parallel_comm_fraction,
 )
+from .measure import scaling_run
 from .memory import BYTES_PER_PARAM, devices_to_hold, kv_cache_bytes, model_bytes
 from .metrics import efficiency, speedup, weak_efficiency
 from .placement import step_traffic
@@ -95,6 +101,7 @@ from .roofline import (
     ridge_point,
     roofline_regime,
     roofline_time,
+)
 from .runs import (
     MEGATRON_TRAINING_TIMES,
     MEGATRON_WEAK_SCALING,
@@ -115,7 +122,28 @@ from .scaling import (
     weak_time,
 )
 from .serving import DECODERS, DecoderShape, decode_profile, decode_step_time, decode_throughput, get_decoder
+from .usl import USLFit, fit_usl, usl_peak_workers, usl_speedup
 from .widgets import choice, slider_figure, slider_html
+from .workdepth import (
+    Schedule,
+    Task,
+    blelloch_scan_dag,
+    brent_bounds,
+    critical_path,
+    depth,
+    evaluate,
+    greedy_schedule,
+    hillis_steele_scan_dag,
+    layer_stack_dag,
+    matmul_dag,
+    matmul_depth,
+    matmul_work,
+    parallelism,
+    pipeline_dag,
+    reduction_tree_dag,
+    sequential_sum_dag,
+    work,
+)
 
 __version__ = "0.1.0"
 
@@ -130,6 +158,36 @@ __all__ = [
     "amdahl_efficiency",
     "amdahl_ceiling",
     "largest_serial_fraction",
+    # Gustafson, Karp-Flatt, the USL and fits (3.5)
+    "gustafson_speedup",
+    "scaled_serial_fraction",
+    "karp_flatt",
+    "fit_amdahl",
+    "usl_speedup",
+    "fit_usl",
+    "USLFit",
+    "usl_peak_workers",
+    "scaling_run",
+    "measure",
+    # work, depth and scheduling (3.6)
+    "work",
+    "depth",
+    "critical_path",
+    "parallelism",
+    "brent_bounds",
+    "greedy_schedule",
+    "Schedule",
+    "Task",
+    "evaluate",
+    "sequential_sum_dag",
+    "reduction_tree_dag",
+    "hillis_steele_scan_dag",
+    "blelloch_scan_dag",
+    "matmul_dag",
+    "matmul_work",
+    "matmul_depth",
+    "layer_stack_dag",
+    "pipeline_dag",
     # strong and weak scaling (3.3)
     "strong_time",
     "weak_time",

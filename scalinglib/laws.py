@@ -1,14 +1,18 @@
-"""Closed-form scaling laws: Amdahl's law and what follows from it (Sections 3.1 and 3.5).
+"""Closed-form scaling laws: Amdahl's law, Gustafson's law and the Karp-Flatt metric (Sections 3.1 and 3.5).
 
-The single-worker time is normalised to 1, so a serial fraction ``f`` of it
+Amdahl normalises the single-worker time to 1, so a serial fraction ``f`` of it
 stays fixed while the remaining ``1 - f`` is divided among K workers.
+Gustafson normalises the K-worker time to 1 instead: a fraction ``s`` of the
+parallel run is serial, and the rest would take K times as long on one worker.
+The Karp-Flatt metric runs Amdahl's law backwards, from a measured speedup to
+the serial fraction that would explain it.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._validate import check_broadcast, check_fraction, check_whole, scalar_or_array
+from ._validate import check_broadcast, check_fraction, check_positive, check_whole, scalar_or_array
 
 __all__ = [
     "amdahl_time",
@@ -16,6 +20,10 @@ __all__ = [
     "amdahl_efficiency",
     "amdahl_ceiling",
     "largest_serial_fraction",
+    "gustafson_speedup",
+    "scaled_serial_fraction",
+    "karp_flatt",
+    "fit_amdahl",
 ]
 
 
@@ -180,3 +188,189 @@ def largest_serial_fraction(target_efficiency, k):
         raw = (1.0 / eb - 1.0) / np.where(kb > 1, kb - 1.0, 1.0)
     out = np.where(kb > 1, np.minimum(raw, 1.0), 1.0)
     return scalar_or_array(out, e_arr, k_arr)
+
+
+def gustafson_speedup(s, k):
+    r"""Gustafson's law: the scaled speedup of a job that grows with the number of workers.
+
+    Normalise the run on K workers to take time 1, of which a fraction ``s`` is
+    serial. One worker would need ``s`` for the serial part and ``K (1 - s)`` for
+    the parallel part, so
+
+    .. math:: S_\text{scaled}(K) = s + (1 - s) K = K + (1 - K)\, s
+
+    Here ``s`` is measured on the *parallel* run, unlike Amdahl's ``f``, which is
+    a share of the one-worker time.
+
+    Parameters
+    ----------
+    s : float or array_like
+        Serial fraction of the K-worker run, in [0, 1].
+    k : int or array_like
+        Number of workers, a whole number >= 1.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The scaled speedup, a straight line in K with slope ``1 - s``.
+
+    Raises
+    ------
+    ValueError
+        If ``s`` is outside [0, 1] or ``k`` is not a whole number >= 1.
+
+    References
+    ----------
+    J. L. Gustafson, "Reevaluating Amdahl's law", Communications of the ACM
+    31(5), 1988 (the formula is credited there to E. Barsis).
+
+    Examples
+    --------
+    >>> round(gustafson_speedup(0.004, 1024), 1)
+    1019.9
+    >>> gustafson_speedup(0.05, [1, 64])
+    array([ 1.  , 60.85])
+    """
+    s_arr = check_fraction("s", s)
+    k_arr = check_whole("k", k)
+    sb, kb = check_broadcast(s=s_arr, k=k_arr)
+    return scalar_or_array(sb + (1.0 - sb) * kb, s_arr, k_arr)   # this form cancels least when s is near 1
+
+
+def scaled_serial_fraction(s, k):
+    r"""Amdahl's serial fraction of the grown job that Gustafson's law describes.
+
+    Run on one worker, the grown job takes :math:`s + (1 - s) K`, of which ``s``
+    is serial, so as a *fixed* job its serial fraction is
+
+    .. math:: f = \frac{s}{s + (1 - s) K}
+
+    and Amdahl's law with this ``f`` gives back Gustafson's scaled speedup
+    exactly: the two laws describe the same run, measured against different
+    baselines.
+
+    Parameters
+    ----------
+    s : float or array_like
+        Serial fraction of the K-worker run, in [0, 1].
+    k : int or array_like
+        Number of workers, a whole number >= 1.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The serial fraction of the grown job's one-worker time, in [0, 1].
+
+    Examples
+    --------
+    >>> f = scaled_serial_fraction(0.05, 64)
+    >>> round(f, 6)
+    0.000822
+    >>> round(amdahl_speedup(f, 64), 2) == round(gustafson_speedup(0.05, 64), 2)
+    True
+    """
+    s_arr = check_fraction("s", s)
+    k_arr = check_whole("k", k)
+    sb, kb = check_broadcast(s=s_arr, k=k_arr)
+    return scalar_or_array(sb / (sb + (1.0 - sb) * kb), s_arr, k_arr)
+
+
+def karp_flatt(measured_speedup, k):
+    r"""The experimentally determined serial fraction of Karp and Flatt.
+
+    Solve Amdahl's law :math:`1/S = e + (1 - e)/K` for the serial fraction that
+    would explain a measured speedup:
+
+    .. math:: e = \frac{1/S - 1/K}{1 - 1/K}
+
+    If ``e`` stays flat as K grows, the job has a genuine serial part; if it
+    climbs, something that grows with K (communication, synchronisation, load
+    imbalance) is eating the speedup. A negative ``e`` means a superlinear
+    measurement.
+
+    Parameters
+    ----------
+    measured_speedup : float or array_like
+        Measured speedup S(K) = T(1)/T(K), > 0.
+    k : int or array_like
+        Number of workers, a whole number >= 2 (on one worker there is nothing to explain).
+
+    Returns
+    -------
+    float or numpy.ndarray
+
+    Raises
+    ------
+    ValueError
+        If a speedup is not > 0 or ``k`` is not a whole number >= 2.
+
+    References
+    ----------
+    A. H. Karp and H. P. Flatt, "Measuring parallel processor performance",
+    Communications of the ACM 33(5), 1990.
+
+    Examples
+    --------
+    >>> round(karp_flatt(amdahl_speedup(0.05, 16), 16), 12)
+    0.05
+    >>> round(karp_flatt(6.0, 8), 4)
+    0.0476
+    """
+    s_arr = check_positive("measured_speedup", measured_speedup)
+    k_arr = check_whole("k", k, minimum=2)
+    sb, kb = check_broadcast(measured_speedup=s_arr, k=k_arr)
+    return scalar_or_array((1.0 / sb - 1.0 / kb) / (1.0 - 1.0 / kb), s_arr, k_arr)
+
+
+def _speedup_data(k, measured_speedup):
+    """Validate a set of (K, S) measurements and return them as flat float arrays of one length."""
+    k_arr = check_whole("k", k)
+    s_arr = check_positive("measured_speedup", measured_speedup)
+    if k_arr.ndim != 1 or s_arr.ndim != 1:
+        raise ValueError("k and measured_speedup must be one-dimensional lists of measurements")
+    if k_arr.shape != s_arr.shape:
+        raise ValueError(f"k and measured_speedup must have the same length; got {k_arr.size} and {s_arr.size}")
+    return k_arr, s_arr
+
+
+def fit_amdahl(k, measured_speedup):
+    r"""Fit Amdahl's serial fraction to measured speedups by least squares.
+
+    Amdahl's law rearranges to a line through the origin,
+
+    .. math:: \frac{K}{S(K)} - 1 = f\,(K - 1),
+
+    so ``f`` is the least-squares slope :math:`\sum x y / \sum x^2` with
+    :math:`x = K - 1` and :math:`y = K/S - 1`, kept inside [0, 1]. This is the
+    Universal Scalability Law fit of :func:`scalinglib.usl.fit_usl` with the
+    coherency term held at zero.
+
+    Parameters
+    ----------
+    k : array_like
+        Worker counts of the measurements, whole numbers >= 1; at least one must be >= 2.
+    measured_speedup : array_like
+        The speedups measured at those counts, > 0, same length as ``k``.
+
+    Returns
+    -------
+    float
+        The fitted serial fraction, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If the lists differ in length, hold a bad value, or have no measurement with K >= 2.
+
+    Examples
+    --------
+    >>> K = [1, 2, 4, 8, 16]
+    >>> round(fit_amdahl(K, amdahl_speedup(0.07, K)), 12)
+    0.07
+    """
+    k_arr, s_arr = _speedup_data(k, measured_speedup)
+    x = k_arr - 1.0
+    if not np.any(x > 0):
+        raise ValueError("k must include at least one measurement with 2 or more workers")
+    y = k_arr / s_arr - 1.0
+    return float(np.clip(np.dot(x, y) / np.dot(x, x), 0.0, 1.0))

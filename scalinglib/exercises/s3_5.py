@@ -1,0 +1,173 @@
+"""Exercises of Section 3.5: the two laws on one job, Gustafson's hypercube, reading Karp-Flatt, fitting the USL."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..laws import amdahl_speedup, fit_amdahl, gustafson_speedup, karp_flatt, scaled_serial_fraction
+from ..usl import fit_usl, usl_peak_workers, usl_speedup
+from .core import Part, register
+
+# --- 3.5.1: one serial fraction, two laws
+F_JOB, K_JOB, TARGET_SPEEDUP = 0.02, 128, 30
+
+
+def workers_for_speedup(f, target, k_max=1 << 20):
+    """Smallest whole K whose Amdahl speedup reaches ``target`` (searched, so no rounding surprises)."""
+    ks = np.arange(1, k_max + 1)
+    return int(ks[np.argmax(amdahl_speedup(f, ks) >= target)])
+
+
+# --- 3.5.2: Gustafson's 1988 results (Communications of the ACM 31(5))
+SANDIA_PROCESSORS = 1024
+SANDIA_SPEEDUPS = (1021, 1020, 1016)          # beam stress, baffled surface wave, unstable fluid flow
+SANDIA_SERIAL_RANGE = (0.004, 0.008)          # "s = 0.4 - 0.8 percent"
+
+
+def implied_serial_fraction(measured, n=SANDIA_PROCESSORS):
+    """Solve S = N + (1 - N) s for s."""
+    return (n - measured) / (n - 1)
+
+
+# --- 3.5.3: two programs measured at the same worker counts (speedups as printed, two decimals)
+KF_WORKERS = (2, 4, 8, 16)
+PROGRAM_A = tuple(round(float(x), 2) for x in amdahl_speedup(0.08, KF_WORKERS))
+PROGRAM_B = tuple(round(float(x), 2) for x in usl_speedup(KF_WORKERS, 0.01, 0.004))
+
+
+def _kf(data):
+    return [float(e) for e in karp_flatt(np.array(data), np.array(KF_WORKERS))]
+
+
+def _predict_32():
+    f = fit_amdahl((1,) + KF_WORKERS, (1.0,) + PROGRAM_A)
+    alpha, beta = fit_usl((1,) + KF_WORKERS, (1.0,) + PROGRAM_B)
+    return [amdahl_speedup(f, 32), usl_speedup(32, alpha, beta)]
+
+
+# --- 3.5.4: a load test of a service: throughput in requests per second at K workers
+LOAD_WORKERS = (1, 2, 4, 8, 16, 32, 48, 64)
+_WOBBLE = (1.0, 1.012, 0.991, 1.006, 0.988, 1.01, 0.995, 1.004)   # fixed measurement noise, for reproducibility
+LOAD_THROUGHPUT = tuple(int(round(950 * w * float(s))) for w, s in
+                        zip(_WOBBLE, usl_speedup(LOAD_WORKERS, 0.04, 0.0006)))
+
+
+def load_fit():
+    """USL coefficients fitted to the load test, speedups taken relative to the one-worker throughput."""
+    k = np.array(LOAD_WORKERS)
+    x = np.array(LOAD_THROUGHPUT, dtype=float)
+    return fit_usl(k, x / x[0])
+
+
+def _peak_throughput():
+    alpha, beta = load_fit()
+    return LOAD_THROUGHPUT[0] * usl_speedup(round(usl_peak_workers(alpha, beta)), alpha, beta)
+
+
+def _go_to_64():
+    alpha, beta = load_fit()
+    return "yes" if usl_speedup(64, alpha, beta) > usl_speedup(32, alpha, beta) else "no"
+
+
+register(
+    Part(
+        "ex-3-5-1a",
+        lambda: amdahl_speedup(F_JOB, K_JOB),
+        hint="Amdahl: S = 1 / (f + (1 - f)/K) with f = 0.02 and K = 128.",
+    ),
+    Part(
+        "ex-3-5-1b",
+        lambda: gustafson_speedup(F_JOB, K_JOB),
+        hint="Gustafson: S = K + (1 - K) s with s = 0.02 and K = 128.",
+    ),
+    Part(
+        "ex-3-5-1c",
+        lambda: scaled_serial_fraction(F_JOB, K_JOB),
+        rel_tol=2e-3,
+        hint="On one worker the grown job takes s + (1 - s) K, of which s is serial.",
+    ),
+    Part(
+        "ex-3-5-1d",
+        lambda: workers_for_speedup(F_JOB, TARGET_SPEEDUP),
+        rel_tol=0,
+        whole=True,
+        hint="Solve 1 / (f + (1 - f)/K) >= 30 for K and round up.",
+    ),
+    Part(
+        "ex-3-5-2a",
+        lambda: [implied_serial_fraction(s) for s in SANDIA_SPEEDUPS],
+        kind="numbers",
+        rel_tol=2e-3,
+        hint="Solve S = N + (1 - N) s for s, with N = 1024; answer as fractions, not percentages.",
+    ),
+    Part(
+        "ex-3-5-2b",
+        lambda: [amdahl_speedup(f, SANDIA_PROCESSORS) for f in SANDIA_SERIAL_RANGE],
+        kind="numbers",
+        rel_tol=2e-3,
+        hint="Amdahl's law on N = 1024 processors with f = 0.004 and with f = 0.008.",
+    ),
+    Part(
+        "ex-3-5-2c",
+        lambda: scaled_serial_fraction(SANDIA_SERIAL_RANGE[0], SANDIA_PROCESSORS),
+        rel_tol=5e-3,
+        hint="The grown job on one processor: s of serial time and (1 - s) N of parallel time.",
+    ),
+    Part(
+        "ex-3-5-3a",
+        lambda: _kf(PROGRAM_A),
+        kind="numbers",
+        rel_tol=1e-2,
+        abs_tol=5e-4,
+        hint="e = (1/S - 1/K) / (1 - 1/K) for each of K = 2, 4, 8, 16.",
+    ),
+    Part(
+        "ex-3-5-3b",
+        lambda: _kf(PROGRAM_B),
+        kind="numbers",
+        rel_tol=1e-2,
+        abs_tol=5e-4,
+        hint="The same formula, on program B's speedups.",
+    ),
+    Part(
+        "ex-3-5-3c",
+        lambda: ["serial", "overhead"],
+        kind="choices",
+        choices=("serial", "overhead"),
+        hint="A flat e(K) is a fixed serial part; an e(K) that climbs with K is a cost that grows with K.",
+    ),
+    Part(
+        "ex-3-5-3d",
+        _predict_32,
+        kind="numbers",
+        rel_tol=3e-2,
+        hint="Fit Amdahl (sl.fit_amdahl) to A and the USL (sl.fit_usl) to B, with S(1) = 1 added, then evaluate at K = 32.",
+    ),
+    Part(
+        "ex-3-5-4a",
+        lambda: list(load_fit()),
+        kind="numbers",
+        rel_tol=3e-2,
+        hint="Divide each throughput by the one-worker throughput to get S(K), then fit K/S - 1 = alpha (K-1) + beta K (K-1).",
+    ),
+    Part(
+        "ex-3-5-4b",
+        lambda: usl_peak_workers(*load_fit()),
+        rel_tol=2e-2,
+        hint="K* = sqrt((1 - alpha) / beta).",
+    ),
+    Part(
+        "ex-3-5-4c",
+        _peak_throughput,
+        rel_tol=2e-2,
+        unit=" requests/s",
+        hint="The one-worker throughput times the USL speedup at the whole K nearest the peak.",
+    ),
+    Part(
+        "ex-3-5-4d",
+        _go_to_64,
+        kind="choice",
+        choices=("yes", "no"),
+        hint="Compare the fitted speedup at K = 64 with the one at K = 32: which side of the peak is 64 on?",
+    ),
+)

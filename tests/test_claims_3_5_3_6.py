@@ -1,0 +1,148 @@
+"""Every number the prose of Sections 3.5 and 3.6 quotes, recomputed from the library.
+
+The notebooks print these numbers in the cells above the sentences that quote
+them; this file pins the sentences themselves, so that a change to the library
+that would make the text wrong fails here, not silently on the page.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+import scalinglib as sl
+from scalinglib.exercises import s3_5 as ex5
+from scalinglib.exercises import s3_6 as ex6
+
+# --- Section 3.5 -------------------------------------------------------------------------------------
+
+
+def test_3_5_1_ceiling_and_diminishing_returns():
+    assert sl.amdahl_ceiling(0.05) == 20
+    s512, s4096 = sl.amdahl_speedup(0.05, [512, 4096])
+    assert s4096 - s512 < 1                       # eight times the hardware, less than one unit of speedup
+    needed = {t: (1 - 0.05) / (1 / t - 0.05) for t in (10, 15, 18, 19, 19.5)}
+    assert round(needed[10], 1) == 19.0 and round(needed[19.5], 1) == 741.0
+
+
+def test_3_5_2_gustafson_efficiency_settles_at_one_minus_s():
+    e = sl.gustafson_speedup(0.05, 4096) / 4096
+    assert round(e, 3) == 0.95
+    assert sl.amdahl_efficiency(0.05, 4096) < 0.01
+
+
+def test_3_5_3_the_same_run_two_baselines():
+    f = sl.scaled_serial_fraction(0.05, 64)
+    assert round(f, 6) == 0.000822
+    assert round(sl.amdahl_speedup(f, 64), 4) == round(sl.gustafson_speedup(0.05, 64), 4) == 60.85
+
+
+def test_3_5_4_sandia_numbers():
+    n = 1024
+    assert round(sl.gustafson_speedup(0.004, n)) == 1020 and round(sl.gustafson_speedup(0.008, n)) == 1016
+    assert f"{(n - 1021) / (n - 1):.2%}" == "0.29%"
+    assert round(sl.amdahl_speedup(0.004, n), -1) == 200 and round(sl.amdahl_speedup(0.008, n), -1) == 110
+
+
+def test_3_5_5_karp_flatt_example():
+    k = np.array([2, 4, 8, 16, 32])
+    a, b = sl.amdahl_speedup(0.06, k), sl.usl_speedup(k, 0.02, 0.002)
+    e_a, e_b = sl.karp_flatt(a, k), sl.karp_flatt(b, k)
+    assert b[3] > a[3]                                   # B slightly ahead at 16 workers
+    assert 1.7 < e_b[3] / e_b[1] < 2                     # its e has nearly doubled since K = 4
+    np.testing.assert_allclose(e_a, 0.06)                # A's has not moved
+    assert b[4] < b[3]                                   # B turns down at 32
+    assert e_b[3] < 0.06 < e_b[4]                        # and passes A between 16 and 32 (Figure 3.5.2)
+
+
+def test_3_5_6_usl_example_and_fit():
+    alpha, beta = 0.03, 0.0005
+    k = np.arange(1, 129)
+    s = sl.usl_speedup(k, alpha, beta)
+    assert k[np.argmax(s)] == 44 and round(sl.usl_peak_workers(alpha, beta), 2) == 44.05
+    assert s[-1] < s.max()
+    # a hundredfold coherency cost divides the peak by ten
+    assert sl.usl_peak_workers(0.0, 1e-2) == pytest.approx(sl.usl_peak_workers(0.0, 1e-4) / 10)
+    rng = np.random.default_rng(seed=7)
+    k_obs = np.array([1, 2, 4, 8, 12, 16, 24, 32, 48, 64])
+    s_obs = sl.usl_speedup(k_obs, alpha, beta) * rng.normal(1.0, 0.02, k_obs.size)
+    fit = sl.fit_usl(k_obs, s_obs)
+    assert abs(fit.alpha - alpha) < 0.002 and abs(fit.beta - beta) < 0.00005
+    assert abs(sl.usl_peak_workers(*fit) - sl.usl_peak_workers(alpha, beta)) < 2
+    f = sl.fit_amdahl(k_obs, s_obs)
+    assert f > alpha                                     # the Amdahl fit overestimates the serial fraction
+    assert sl.amdahl_speedup(f, 128) > sl.amdahl_speedup(f, 64)   # and still predicts that more workers help
+
+
+def test_3_5_exercise_solutions():
+    assert 0.7 < sl.amdahl_speedup(0.02, 128) / sl.amdahl_ceiling(0.02) < 0.75      # nearly three quarters of 50
+    assert sl.scaled_serial_fraction(0.02, 128) < 0.0002
+    assert (1 - 0.02) / (1 / 30 - 0.02) == pytest.approx(73.5) and ex5.workers_for_speedup(0.02, 30) == 74
+    assert 3e-6 < sl.scaled_serial_fraction(0.004, 1024) < 5e-6                      # about four in a million
+    e_a = sl.karp_flatt(np.array(ex5.PROGRAM_A), np.array(ex5.KF_WORKERS))
+    e_b = sl.karp_flatt(np.array(ex5.PROGRAM_B), np.array(ex5.KF_WORKERS))
+    assert np.all(np.abs(e_a - 0.08) < 0.002) and e_b[-1] / e_b[0] > 3
+    fit_b = sl.fit_usl((1,) + ex5.KF_WORKERS, (1.0,) + ex5.PROGRAM_B)
+    assert sl.usl_peak_workers(*fit_b) < 32
+    s_a32, s_b32 = ex5._predict_32()
+    assert s_a32 > s_b32 and ex5.PROGRAM_B[-1] > ex5.PROGRAM_A[-1]
+    x = ex5.LOAD_THROUGHPUT
+    assert x[5] > x[4] and x[7] < x[5]                   # rises from 16 to 32, falls from 32 to 64
+    assert 38 < sl.usl_peak_workers(*ex5.load_fit()) < 42
+    assert ex5._go_to_64() == "no"
+
+
+# --- Section 3.6 -------------------------------------------------------------------------------------
+
+
+def test_3_6_1_and_2_loop_and_tree():
+    loop, tree = sl.sequential_sum_dag(8), sl.reduction_tree_dag(8)
+    assert (sl.work(loop), sl.depth(loop), sl.work(tree), sl.depth(tree)) == (7, 7, 7, 3)
+    assert round(sl.parallelism(sl.reduction_tree_dag(1024))) == 102     # "about a hundred"
+    assert math.ceil(math.log2(1e9)) == 30
+
+
+def test_3_6_3_brent_table_for_the_tree():
+    tree = sl.reduction_tree_dag(1024)
+    t = [sl.greedy_schedule(tree, p).makespan for p in 2 ** np.arange(11)]
+    assert all(t[i + 1] <= t[i] / 2 + 2 for i in range(4))         # halves with each doubling up to 16 processors
+    assert t[5] > t[4] / 2 + 2                                     # then the depth term shows
+    assert t[9] == t[10] == sl.depth(tree) == 10                   # and from 512 on the time is the depth
+
+
+def test_3_6_4_scans_at_256():
+    hs, bl = sl.hillis_steele_scan_dag(256), sl.blelloch_scan_dag(256)
+    t = {p: (sl.greedy_schedule(hs, p).makespan, sl.greedy_schedule(bl, p).makespan) for p in (1, 4, 16, 64, 128, 256)}
+    assert all(t[p][1] < t[p][0] / 1.5 for p in (1, 4, 16))        # few processors: Blelloch by a wide margin
+    assert t[64][1] < t[64][0]
+    assert t[128][0] < t[128][1] and t[256][0] < t[256][1]        # from half as many processors as elements
+
+
+def test_3_6_5_matmul():
+    assert sl.matmul_depth(4096) == 13
+    assert round(sl.matmul_work(4096) / sl.matmul_depth(4096), -10) == 1e10    # about ten billion
+    assert 1e4 < sl.matmul_work(64) / sl.matmul_depth(64) < 1e5                  # tens of thousands
+
+
+def test_3_6_6_layer_stack_and_pipeline():
+    assert {sl.parallelism(sl.layer_stack_dag(layers, 8)) for layers in (12, 24, 48)} == {4.5}
+    schedule = sl.greedy_schedule(sl.layer_stack_dag(3, 6), 4)
+    first_layer = [t for t in schedule.tasks if t.node[0] == "piece" and t.node[1] == 0]
+    assert sorted({t.start for t in first_layer}) == [0.0, 1.0]   # six pieces, two rounds on four processors
+    pipe = sl.greedy_schedule(sl.pipeline_dag(4, 8), 4, pinned=True)
+    assert pipe.makespan == 33 and pipe.bubble_fraction == 0.375 and round(pipe.utilization, 3) == 0.727
+
+
+def test_3_6_exercise_solutions():
+    tree = sl.reduction_tree_dag(4096)
+    lower, upper = sl.brent_bounds(sl.work(tree), sl.depth(tree), 64)
+    assert round(lower) == 64 and round(upper) == 76
+    assert sl.greedy_schedule(tree, 64).makespan == 63 + 6 == 69
+    hs, bl = sl.hillis_steele_scan_dag(1024), sl.blelloch_scan_dag(1024)
+    ratio = sl.greedy_schedule(hs, 8).makespan / sl.greedy_schedule(bl, 8).makespan
+    assert 4.3 < ratio < 4.7                                          # about four and a half
+    assert ex6.scan_crossover() == 512
+    assert ex6.microbatches_for_bubble(8, ex6.PIPE_C_BUBBLE) == 117 and 7 / 117 <= 0.06 < 7 / 116
+    assert round(15 / 64, 2) == 0.23
+    stack = sl.layer_stack_dag(24, 16)
+    assert sl.greedy_schedule(stack, 64).makespan == sl.depth(stack)  # the extra 56 processors buy nothing

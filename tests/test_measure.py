@@ -1,0 +1,57 @@
+"""Section 3.5's measurement harness: the kernel, the work split, the worker counts, and a tiny real run.
+
+The numbers a run produces depend on the machine, so only their shape and
+plausibility are checked here; the analysis of such numbers (speedup,
+Karp-Flatt, the fits) is tested on synthetic data in test_laws_3_5.py.
+"""
+
+import os
+
+import pytest
+
+from scalinglib import measure
+
+
+def test_kernel_is_deterministic_and_module_level():
+    assert measure.spin(1000) == measure.spin(1000)
+    assert measure.spin(0) == 12345
+    assert measure.spin.__module__ == "scalinglib.measure"   # picklable by reference for worker processes
+
+
+def test_split_shares_the_work_evenly():
+    for total in (1, 7, 1000, 1_491_377):
+        for parts in (1, 2, 3, 8):
+            shares = measure._split(total, parts)
+            assert len(shares) == parts and sum(shares) == total and max(shares) - min(shares) <= 1
+
+
+def test_default_worker_counts():
+    assert measure.default_worker_counts(1) == [1, 2]
+    assert measure.default_worker_counts(2) == [1, 2, 3, 4]
+    assert measure.default_worker_counts(4) == [1, 2, 3, 4, 5, 8]
+    assert measure.default_worker_counts(64) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 16]
+    assert measure.default_worker_counts()[0] == 1
+    assert 1 <= measure.usable_cores() <= (os.cpu_count() or 1)
+
+
+def test_calibrate_is_checked_and_positive():
+    assert measure.calibrate(0.005) >= 1000
+    with pytest.raises(ValueError, match="seconds"):
+        measure.calibrate(0)
+
+
+def test_a_tiny_run_has_the_documented_shape():
+    result = measure.scaling_run([1, 2], unit_seconds=0.01, repeats=1)
+    assert result["workers"] == [1, 2]
+    for key in ("strong_seconds", "weak_seconds"):
+        assert len(result[key]) == 2 and all(isinstance(t, float) and t > 0 for t in result[key])
+    assert result["cpu_count"] == os.cpu_count() and result["iterations"] >= 1000
+    assert result["strong_seconds"][0] == result["weak_seconds"][0]    # one worker: the same job, one baseline
+    assert result["total_seconds"] >= sum(result["strong_seconds"]) + sum(result["weak_seconds"])
+
+
+def test_run_arguments_are_checked():
+    with pytest.raises(ValueError, match="include 1"):
+        measure.scaling_run([2, 4])
+    with pytest.raises(ValueError, match="repeats"):
+        measure.scaling_run([1], repeats=0)
