@@ -36,7 +36,7 @@ from .cost import (
     break_even_utilization,
     cost_per_million_tokens,
     critical_batch_cost,
-    decode_tokens_per_second,
+    device_decode_rate,
     devices_for_demand,
     duty_cycle_cost_factor,
     flops_per_token,
@@ -93,6 +93,7 @@ from .roofline import (
     attainable_flops,
     decode_intensity,
     decode_step_time,
+    decode_time_terms,
     decode_tokens_per_second,
     elementwise_intensity,
     gemm_bytes,
@@ -121,7 +122,7 @@ from .scaling import (
     weak_model_efficiency,
     weak_time,
 )
-from .serving import DECODERS, DecoderShape, decode_profile, decode_step_time, decode_throughput, get_decoder
+from .serving import DECODERS, DecoderShape, decode_profile, get_decoder
 from .usl import USLFit, fit_usl, usl_peak_workers, usl_speedup
 from .widgets import choice, slider_figure, slider_html
 from .workdepth import (
@@ -231,8 +232,6 @@ __all__ = [
     "DecoderShape",
     "DECODERS",
     "get_decoder",
-    "decode_step_time",
-    "decode_throughput",
     "decode_profile",
     # hardware catalog (3.2, 3.7, 3.9)
     "Accelerator",
@@ -251,6 +250,7 @@ __all__ = [
     "gemm_bytes",
     "gemm_intensity",
     "decode_intensity",
+    "decode_time_terms",
     "decode_step_time",
     "decode_tokens_per_second",
     "plot_roofline",
@@ -289,7 +289,7 @@ __all__ = [
     "duty_cycle_cost_factor",
     "break_even_utilization",
     "devices_for_demand",
-    "decode_tokens_per_second",
+    "device_decode_rate",
     "max_decode_batch",
     "critical_batch_cost",
     "TrainingCost",

@@ -56,6 +56,7 @@ from ._validate import (
 from .batchsize import examples_to_target
 from .hardware import get_accelerator
 from .layout import hidden_size_for, layout_sweep
+from .roofline import decode_tokens_per_second
 
 __all__ = [
     "SECONDS_PER_HOUR",
@@ -67,7 +68,7 @@ __all__ = [
     "duty_cycle_cost_factor",
     "break_even_utilization",
     "devices_for_demand",
-    "decode_tokens_per_second",
+    "device_decode_rate",
     "max_decode_batch",
     "critical_batch_cost",
     "TrainingCost",
@@ -358,13 +359,13 @@ def devices_for_demand(demand_tokens_per_second, tokens_per_second_per_device, t
     return count
 
 
-def decode_tokens_per_second(batch, n_params, context_tokens, device="A100 SXM 80GB", precision="bf16",
-                             bytes_per_value=2.0, aspect_ratio=128.0):
+def device_decode_rate(batch, n_params, context_tokens, device="A100 SXM 80GB", precision="bf16",
+                       bytes_per_value=2.0, aspect_ratio=128.0):
     r"""Tokens/s of one device generating text for a batch of sequences, in a roofline estimate.
 
     One decode step produces one token for each of the b sequences. It must
     read every weight once (:math:`N\beta` bytes, shared by the whole batch)
-    and each sequence's key-value cache (:math:`4 L h T \beta / 2` bytes for T
+    and each sequence's key-value cache (:math:`2 L h T \beta` bytes for T
     tokens of context: keys and values, L layers, width h), and do
     :math:`2N` FLOPs per sequence. The step takes the longer of the memory
     time and the compute time on a device with bandwidth B and peak P:
@@ -375,7 +376,10 @@ def decode_tokens_per_second(batch, n_params, context_tokens, device="A100 SXM 8
     The shape comes from :func:`scalinglib.layout.hidden_size_for` (a GPT-style
     model, width h = aspect_ratio times depth L). The weight read is the
     fixed cost of a step, like the hourly price of a device: the more
-    sequences share it, the cheaper each token. The estimate leaves out
+    sequences share it, the cheaper each token. This is
+    :func:`scalinglib.roofline.decode_tokens_per_second` with the cache sized
+    from the shape, the device's numbers taken from the catalog, and a check
+    that everything fits in its memory. The estimate leaves out
     software overheads and attention FLOPs, so measured speed-ups are smaller
     at large batch and often larger at batch 1.
 
@@ -405,9 +409,9 @@ def decode_tokens_per_second(batch, n_params, context_tokens, device="A100 SXM 8
 
     Examples
     --------
-    >>> round(decode_tokens_per_second(1, 7e9, 1024))
+    >>> round(device_decode_rate(1, 7e9, 1024))
     140
-    >>> round(decode_tokens_per_second(64, 7e9, 1024))
+    >>> round(device_decode_rate(64, 7e9, 1024))
     2594
     """
     b = check_whole("batch", batch)
@@ -419,9 +423,9 @@ def decode_tokens_per_second(batch, n_params, context_tokens, device="A100 SXM 8
     peak = chip.peak(precision)
     bb, nb, tb, betab, ab = check_broadcast(batch=b, n_params=n, context_tokens=t, bytes_per_value=beta,
                                             aspect_ratio=a)
-    memory_bytes = nb * betab + bb * _cache_bytes_per_sequence(nb, tb, betab, ab)
-    step = np.maximum(memory_bytes / chip.memory_bandwidth, 2.0 * nb * bb / peak)
-    rate = np.where(memory_bytes <= chip.memory_bytes, bb / step, np.nan)
+    cache = _cache_bytes_per_sequence(nb, tb, betab, ab)
+    rate = np.asarray(decode_tokens_per_second(bb, nb, peak, chip.memory_bandwidth, betab, cache), dtype=float)
+    rate = np.where(nb * betab + bb * cache <= chip.memory_bytes, rate, np.nan)
     return scalar_or_array(rate, b, n, t, beta, a)
 
 
@@ -436,7 +440,7 @@ def max_decode_batch(n_params, context_tokens, device="A100 SXM 80GB", bytes_per
 
     .. math:: b_\max = \left\lfloor \frac{M - N\beta}{2 L h T \beta} \right\rfloor
 
-    with the shape and cache of :func:`decode_tokens_per_second` and M the
+    with the shape and cache of :func:`device_decode_rate` and M the
     device's memory (all of it: in practice the framework keeps some).
 
     Parameters
@@ -446,7 +450,7 @@ def max_decode_batch(n_params, context_tokens, device="A100 SXM 80GB", bytes_per
     context_tokens : float
         Tokens T in each sequence's cache, > 0.
     device, bytes_per_value, aspect_ratio : optional
-        As in :func:`decode_tokens_per_second`.
+        As in :func:`device_decode_rate`.
 
     Returns
     -------

@@ -42,6 +42,7 @@ __all__ = [
     "gemm_bytes",
     "gemm_intensity",
     "decode_intensity",
+    "decode_time_terms",
     "decode_step_time",
     "decode_tokens_per_second",
 ]
@@ -386,10 +387,16 @@ def decode_intensity(batch, n_params, bytes_per_param=2, kv_bytes_per_seq=0):
     return scalar_or_array(2.0 * n * b / (n * w + b * kv), *raw)
 
 
-def decode_step_time(batch, n_params, peak_flops, bandwidth, bytes_per_param=2, kv_bytes_per_seq=0):
-    r"""Roofline time of one decoding step for a batch: :func:`roofline_time` of its FLOPs and bytes.
+def decode_time_terms(batch, n_params, peak_flops, bandwidth, bytes_per_param=2, kv_bytes_per_seq=0, *,
+                      flops_per_token=None):
+    r"""The two sides of a decoding step's roofline: arithmetic time and memory time.
 
-    .. math:: T(b) = \max\!\left(\frac{2 N b}{P},\; \frac{N w + b\,c_\text{kv}}{B}\right)
+    .. math:: T_\text{compute}(b) = \frac{b F}{P}, \qquad
+              T_\text{memory}(b) = \frac{N w + b\,c_\text{kv}}{B}
+
+    with F the FLOPs per generated token (``2 N`` unless given: a multiply and
+    an add per weight). Every decode model of the book (Sections 3.4, 3.7 and
+    3.9) is built on these two terms; :func:`decode_step_time` takes the larger.
 
     Parameters
     ----------
@@ -399,6 +406,43 @@ def decode_step_time(batch, n_params, peak_flops, bandwidth, bytes_per_param=2, 
         P in FLOP/s, > 0.
     bandwidth : float or array_like
         B in bytes/s, > 0.
+    flops_per_token : float or array_like, optional
+        F, > 0; default ``2 * n_params``. Pass a larger F to count attention
+        over a long context.
+
+    Returns
+    -------
+    tuple of (float or numpy.ndarray)
+        ``(compute_seconds, memory_seconds)``.
+
+    Examples
+    --------
+    >>> compute, memory = decode_time_terms(8, 7e9, 312e12, 2.039e12)
+    >>> round(compute * 1e3, 3), round(memory * 1e3, 3)        # ms: memory dominates at batch 8
+    (0.359, 6.866)
+    """
+    raw, (b, n, w, kv) = _decode_args(batch, n_params, bytes_per_param, kv_bytes_per_seq)
+    p = check_positive("peak_flops", peak_flops)
+    bw = check_positive("bandwidth", bandwidth)
+    f = 2.0 * np.asarray(n, dtype=float) if flops_per_token is None else check_positive("flops_per_token",
+                                                                                       flops_per_token)
+    b, n, w, kv, pb, bwb, fb = check_broadcast(batch=b, n_params=n, bytes_per_param=w, kv_bytes_per_seq=kv,
+                                               peak_flops=p, bandwidth=bw, flops_per_token=f)
+    inputs = (*raw, p, bw, f)
+    return scalar_or_array(b * fb / pb, *inputs), scalar_or_array((n * w + b * kv) / bwb, *inputs)
+
+
+def decode_step_time(batch, n_params, peak_flops, bandwidth, bytes_per_param=2, kv_bytes_per_seq=0, *,
+                     flops_per_token=None):
+    r"""Roofline time of one decoding step for a batch: the larger of :func:`decode_time_terms`.
+
+    .. math:: T(b) = \max\!\left(\frac{b F}{P},\; \frac{N w + b\,c_\text{kv}}{B}\right),
+              \qquad F = 2N \text{ by default}
+
+    Parameters
+    ----------
+    batch, n_params, peak_flops, bandwidth, bytes_per_param, kv_bytes_per_seq, flops_per_token
+        As in :func:`decode_time_terms`.
 
     Returns
     -------
@@ -409,16 +453,17 @@ def decode_step_time(batch, n_params, peak_flops, bandwidth, bytes_per_param=2, 
     --------
     >>> round(decode_step_time(1, 7e9, 312e12, 2.039e12) * 1e3, 2)     # A100: 14 GB of weights
     6.87
+    >>> # 16 GB of weights on a 2 TB/s device: one sequence, no cache, 8 ms per token
+    >>> decode_step_time(1, 8e9, 300e12, 2e12)
+    0.008
     """
-    raw, (b, n, w, kv) = _decode_args(batch, n_params, bytes_per_param, kv_bytes_per_seq)
-    p = check_positive("peak_flops", peak_flops)
-    bw = check_positive("bandwidth", bandwidth)
-    b, n, w, kv, pb, bwb = check_broadcast(batch=b, n_params=n, bytes_per_param=w, kv_bytes_per_seq=kv,
-                                           peak_flops=p, bandwidth=bw)
-    return scalar_or_array(np.maximum(2.0 * n * b / pb, (n * w + b * kv) / bwb), *raw, p, bw)
+    compute, memory = decode_time_terms(batch, n_params, peak_flops, bandwidth, bytes_per_param, kv_bytes_per_seq,
+                                        flops_per_token=flops_per_token)
+    return scalar_or_array(np.maximum(compute, memory), np.asarray(compute), np.asarray(memory))
 
 
-def decode_tokens_per_second(batch, n_params, peak_flops, bandwidth, bytes_per_param=2, kv_bytes_per_seq=0):
+def decode_tokens_per_second(batch, n_params, peak_flops, bandwidth, bytes_per_param=2, kv_bytes_per_seq=0, *,
+                             flops_per_token=None):
     """Tokens generated per second at a batch size: ``batch / decode_step_time(...)``.
 
     Flat-out decoding, on the roofline: a real server adds scheduling, attention and
@@ -428,8 +473,8 @@ def decode_tokens_per_second(batch, n_params, peak_flops, bandwidth, bytes_per_p
 
     Parameters
     ----------
-    batch, n_params, peak_flops, bandwidth, bytes_per_param, kv_bytes_per_seq
-        As in :func:`decode_step_time`.
+    batch, n_params, peak_flops, bandwidth, bytes_per_param, kv_bytes_per_seq, flops_per_token
+        As in :func:`decode_time_terms`.
 
     Returns
     -------
@@ -442,7 +487,8 @@ def decode_tokens_per_second(batch, n_params, peak_flops, bandwidth, bytes_per_p
     >>> round(decode_tokens_per_second(64, 7e9, 312e12, 2.039e12) / t1, 6)
     64.0
     """
-    t = decode_step_time(batch, n_params, peak_flops, bandwidth, bytes_per_param, kv_bytes_per_seq)
+    t = decode_step_time(batch, n_params, peak_flops, bandwidth, bytes_per_param, kv_bytes_per_seq,
+                         flops_per_token=flops_per_token)
     t = np.asarray(t)
     b = check_positive("batch", batch)
     return scalar_or_array(b / t, b, t)

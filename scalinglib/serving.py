@@ -22,7 +22,8 @@ P (FLOP/s). At small b the weights dominate the traffic, the step time barely
 grows with b, and throughput rises almost in proportion to the batch. Two
 things end that: the KV cache (the :math:`b\kappa` term catches up with the
 weights) or the compute roof (:math:`bF/P` overtakes the memory time). Section 3.7
-places this on the roofline; here the model is kept to these few lines.
+places this on the roofline; the two sides of the step are
+:func:`scalinglib.roofline.decode_time_terms`, shared by every decode model of the book.
 
 The model ignores everything else a real server does (prefill of new prompts,
 scheduling, sampling, kernel launch gaps) and assumes the peak bandwidth and
@@ -39,22 +40,19 @@ from types import MappingProxyType
 import numpy as np
 
 from ._validate import (
-    check_broadcast,
     check_fraction,
     check_nonnegative,
-    check_positive,
     check_whole,
     scalar_or_array,
 )
 from .hardware import Accelerator, get_accelerator
 from .memory import _bytes_per_param, kv_cache_bytes
+from .roofline import decode_time_terms
 
 __all__ = [
     "DecoderShape",
     "DECODERS",
     "get_decoder",
-    "decode_step_time",
-    "decode_throughput",
     "decode_profile",
 ]
 
@@ -144,65 +142,6 @@ def get_decoder(name) -> DecoderShape:
     raise ValueError(f"model must be one of {', '.join(map(repr, DECODERS))}; got {name!r}")
 
 
-def decode_step_time(batch, weight_bytes, kv_bytes_per_seq, flops_per_token, memory_bandwidth, peak_flops):
-    r"""Seconds per decode step of a batch: the slower of memory traffic and arithmetic.
-
-    .. math:: t_\text{step} = \max\!\Big(\frac{Q + b\,\kappa}{B},\ \frac{b\,F}{P}\Big)
-
-    Parameters
-    ----------
-    batch : int or array_like
-        Sequences decoded together, b, whole >= 1.
-    weight_bytes : float or array_like
-        Q, bytes of weights read per step (:math:`N b_\text{p}`), > 0.
-    kv_bytes_per_seq : float or array_like
-        :math:`\kappa`, KV-cache bytes read per sequence per step, >= 0.
-    flops_per_token : float or array_like
-        F, FLOPs per generated token, > 0.
-    memory_bandwidth : float or array_like
-        B, bytes/s, > 0.
-    peak_flops : float or array_like
-        P, FLOP/s, > 0.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        Seconds.
-
-    Examples
-    --------
-    >>> # 16 GB of weights on a 2 TB/s device: one sequence, no cache, 8 ms per token
-    >>> decode_step_time(1, 16e9, 0.0, 16e9, 2e12, 300e12)
-    0.008
-    """
-    b = check_whole("batch", batch)
-    w = check_positive("weight_bytes", weight_bytes)
-    k = check_nonnegative("kv_bytes_per_seq", kv_bytes_per_seq)
-    f = check_positive("flops_per_token", flops_per_token)
-    bw = check_positive("memory_bandwidth", memory_bandwidth)
-    p = check_positive("peak_flops", peak_flops)
-    bb, wb, kb, fb, bwb, pb = check_broadcast(batch=b, weight_bytes=w, kv_bytes_per_seq=k, flops_per_token=f,
-                                              memory_bandwidth=bw, peak_flops=p)
-    step = np.maximum((wb + bb * kb) / bwb, bb * fb / pb)
-    return scalar_or_array(step, b, w, k, f, bw, p)
-
-
-def decode_throughput(batch, weight_bytes, kv_bytes_per_seq, flops_per_token, memory_bandwidth, peak_flops):
-    r"""Tokens per second of a decoding batch: :math:`b / t_\text{step}(b)`.
-
-    Parameters are those of :func:`decode_step_time`.
-
-    Examples
-    --------
-    >>> decode_throughput(1, 16e9, 0.0, 16e9, 2e12, 300e12)     # tokens/s
-    125.0
-    >>> decode_throughput(8, 16e9, 0.0, 16e9, 2e12, 300e12)     # eight times as many: the weights are shared
-    1000.0
-    """
-    step = decode_step_time(batch, weight_bytes, kv_bytes_per_seq, flops_per_token, memory_bandwidth, peak_flops)
-    return scalar_or_array(np.asarray(batch, dtype=float) / np.asarray(step), np.asarray(batch), np.asarray(step))
-
-
 def decode_profile(batch, model="Llama-3-8B", device="A100 SXM 80GB", context=2048, *, precision="bf16",
                    bytes_per_param=2.0, bytes_per_value=2.0, usable_fraction=0.9):
     r"""The decode model of this module for one model on one device, over a range of batch sizes.
@@ -260,8 +199,7 @@ def decode_profile(batch, model="Llama-3-8B", device="A100 SXM 80GB", context=20
     flops = float(shape.flops_per_token(c))
     bw, peak = dev.memory_bandwidth, dev.peak(precision)
     bb = np.atleast_1d(b)
-    memory_time = (weight + bb * kv) / bw
-    compute_time = bb * flops / peak
+    compute_time, memory_time = decode_time_terms(bb, shape.n_params, peak, bw, bpp, kv, flops_per_token=flops)
     step = np.maximum(memory_time, compute_time)
     room = u * dev.memory_bytes - weight
     max_batch = int(np.floor(room / kv)) if room > 0 and kv > 0 else (0 if room <= 0 else 10**12)

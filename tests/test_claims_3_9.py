@@ -98,7 +98,7 @@ def test_figure_3_9_3_numbers():
 
 
 def test_serving_numbers():
-    rate = sl.decode_tokens_per_second(np.array([1, 8, 64]), 7e9, 1024, device=H100)
+    rate = sl.device_decode_rate(np.array([1, 8, 64]), 7e9, 1024, device=H100)
     assert [round(x) for x in rate] == [230, 1446, 4261]
     assert round(rate[2] / rate[0], 1) == 18.5
     assert sl.max_decode_batch(7e9, 1024, device=H100) == 116
@@ -112,13 +112,13 @@ DEMAND = 1e3 * np.array([40, 30, 22, 18, 16, 18, 26, 40, 62, 80, 92, 98,
 
 
 def test_break_even_table():
-    r8, r64 = sl.decode_tokens_per_second([8, 64], 7e9, 1024, device=H100)
+    r8, r64 = sl.device_decode_rate([8, 64], 7e9, 1024, device=H100)
     assert round(100 * sl.break_even_utilization(3.0, r64, 0.5)) == 39
     assert sl.break_even_utilization(3.0, r8, 0.5) > 1        # at batch 8 a $0.50 API is never beaten
 
 
 def test_sizing_by_sustained_demand():
-    r = float(sl.decode_tokens_per_second(64, 7e9, 1024, device=H100))
+    r = float(sl.device_decode_rate(64, 7e9, 1024, device=H100))
     n_peak = sl.devices_for_demand(DEMAND.max(), r)
     n_sustained = sl.devices_for_demand(DEMAND.mean(), r, target_utilization=0.8)
     assert (n_peak, n_sustained) == (24, 18)

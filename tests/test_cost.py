@@ -113,7 +113,7 @@ def test_devices_for_demand():
 def test_decode_batching_raises_throughput_toward_the_cache_bound():
     b_max = sl.max_decode_batch(7e9, 1024)
     b = np.arange(1, b_max + 1)
-    r = sl.decode_tokens_per_second(b, 7e9, 1024)
+    r = sl.device_decode_rate(b, 7e9, 1024)
     assert np.all(np.diff(r) > 0)
     assert r[63] / r[0] > 10                                  # batch 64 against batch 1
     # never faster than reading one sequence's whole cache for each of its tokens allows
@@ -125,21 +125,21 @@ def test_decode_batching_raises_throughput_toward_the_cache_bound():
 def test_decode_beyond_memory_is_nan():
     b_max = sl.max_decode_batch(7e9, 1024)
     assert 0 < b_max < 200
-    assert math.isnan(sl.decode_tokens_per_second(b_max + 1, 7e9, 1024))
-    assert not math.isnan(sl.decode_tokens_per_second(b_max, 7e9, 1024))
+    assert math.isnan(sl.device_decode_rate(b_max + 1, 7e9, 1024))
+    assert not math.isnan(sl.device_decode_rate(b_max, 7e9, 1024))
     assert sl.max_decode_batch(70e9, 1024) == 0               # 140 GB of weights on an 80 GB device
     assert sl.max_decode_batch(70e9, 1024, device="MI300X") > 0
 
 
 def test_decode_at_batch_one_reads_the_weights_once_per_token():
     chip = sl.get_accelerator("A100 SXM 80GB")
-    no_cache = sl.decode_tokens_per_second(1, 7e9, 0)
+    no_cache = sl.device_decode_rate(1, 7e9, 0)
     assert no_cache == pytest.approx(chip.memory_bandwidth / (2 * 7e9))
 
 
 def test_decode_turns_compute_bound_without_a_cache():
     chip = sl.get_accelerator("A100 SXM 80GB")
-    huge = sl.decode_tokens_per_second(100_000, 7e9, 0)
+    huge = sl.device_decode_rate(100_000, 7e9, 0)
     assert huge == pytest.approx(chip.peak("bf16") / (2 * 7e9))
 
 

@@ -60,7 +60,7 @@ def test_serving_batch(fig, n_params):
     ax_r, ax_c = s3_9.serving_batch(fig, n_params=n_params)
     b, rate = _lines(ax_r)["roofline estimate"]
     assert b[-1] <= sl.max_decode_batch(n_params, 1024, device="H100") < 2 * b[-1]
-    np.testing.assert_allclose(rate, sl.decode_tokens_per_second(b, n_params, 1024, device="H100"))
+    np.testing.assert_allclose(rate, sl.device_decode_rate(b, n_params, 1024, device="H100"))
     _, cost = _lines(ax_c)["cost per million tokens"]
     np.testing.assert_allclose(cost, sl.cost_per_million_tokens(3.0, rate))
 

@@ -42,21 +42,43 @@ def test_extra_bytes_count_toward_the_devices():
 # --- the decode step ------------------------------------------------------------------------------------------
 
 def test_decode_step_is_the_slower_of_memory_and_compute():
-    # memory-bound: 16 GB over 2 TB/s = 8 ms; compute 16 GFLOP over 300 TFLOP/s is far less
-    assert sl.decode_step_time(1, 16e9, 0.0, 16e9, 2e12, 300e12) == pytest.approx(0.008)
+    # memory-bound: 8e9 two-byte weights, 16 GB over 2 TB/s = 8 ms; 16 GFLOP over 300 TFLOP/s is far less
+    assert sl.decode_step_time(1, 8e9, 300e12, 2e12) == pytest.approx(0.008)
     # compute-bound: a thousand sequences with no cache, 16e12 FLOPs over 300e12 = 53 ms > 8 ms
-    assert sl.decode_step_time(1000, 16e9, 0.0, 16e9, 2e12, 300e12) == pytest.approx(1000 * 16e9 / 300e12)
-    assert sl.decode_throughput(8, 16e9, 0.0, 16e9, 2e12, 300e12) == pytest.approx(1000.0)
+    assert sl.decode_step_time(1000, 8e9, 300e12, 2e12) == pytest.approx(1000 * 16e9 / 300e12)
+    assert sl.decode_tokens_per_second(8, 8e9, 300e12, 2e12) == pytest.approx(1000.0)
+    # an explicit F (attention over a long context) moves only the compute side
+    compute, memory = sl.decode_time_terms(1000, 8e9, 300e12, 2e12, flops_per_token=3.2e10)
+    assert compute == pytest.approx(1000 * 3.2e10 / 300e12) and memory == pytest.approx(0.008)
 
 
 @given(st.integers(1, 512), st.floats(1e8, 1e12), st.floats(0, 1e10), st.floats(1e8, 1e12))
-def test_throughput_grows_with_the_batch_but_never_faster_than_the_batch(b, w, kv, f):
-    args = (w, kv, f, 2e12, 300e12)
-    one = sl.decode_throughput(1, *args)
-    more = sl.decode_throughput(b, *args)
+def test_throughput_grows_with_the_batch_but_never_faster_than_the_batch(b, n, kv, f):
+    kwargs = dict(n_params=n, peak_flops=300e12, bandwidth=2e12, kv_bytes_per_seq=kv, flops_per_token=f)
+    one = sl.decode_tokens_per_second(1, **kwargs)
+    more = sl.decode_tokens_per_second(b, **kwargs)
     assert more >= one * (1 - 1e-12)
     assert more <= b * one * (1 + 1e-12)
-    assert sl.decode_step_time(b, *args) >= sl.decode_step_time(1, *args) * (1 - 1e-12)
+    assert sl.decode_step_time(b, **kwargs) >= sl.decode_step_time(1, **kwargs) * (1 - 1e-12)
+
+
+@pytest.mark.parametrize("bad", [0.0, -1.0, float("nan"), "many"])
+def test_an_explicit_flops_per_token_is_checked(bad):
+    with pytest.raises((ValueError, TypeError), match="flops_per_token"):
+        sl.decode_time_terms(8, 7e9, 3e14, 2e12, flops_per_token=bad)
+
+
+def test_the_three_decode_models_share_one_step():
+    """3.4's profile (with attention FLOPs), 3.7's roofline decode and 3.9's device rate are one computation."""
+    prof = sl.decode_profile([1, 8, 64], "Llama-3-8B", "A100", context=2048)
+    m, dev = sl.get_decoder("Llama-3-8B"), sl.get_accelerator("A100")
+    rate = sl.decode_tokens_per_second(prof["batch"], m.n_params, dev.peak("bf16"), dev.memory_bandwidth,
+                                       2.0, prof["kv_bytes_per_seq"], flops_per_token=prof["flops_per_token"])
+    np.testing.assert_allclose(prof["tokens_per_s"], rate, rtol=1e-12)
+    h100 = sl.get_accelerator("H100")
+    np.testing.assert_allclose(sl.device_decode_rate([1, 64], 7e9, 0, device="H100"),
+                               sl.decode_tokens_per_second([1, 64], 7e9, h100.peak("bf16"), h100.memory_bandwidth),
+                               rtol=1e-12)
 
 
 def test_the_27x_batching_effect_reproduced():

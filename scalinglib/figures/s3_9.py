@@ -8,7 +8,7 @@ from ..cost import (
     break_even_utilization,
     cost_per_million_tokens,
     critical_batch_cost,
-    decode_tokens_per_second,
+    device_decode_rate,
     max_decode_batch,
     training_cost,
 )
@@ -98,7 +98,7 @@ def serving_batch(fig, n_params=7e9, context_tokens=1024, price=3.0, device="H10
         style_axes(ax)
     b_max = max_decode_batch(n_params, context_tokens, device=device)
     b = 2 ** np.arange(0, int(np.log2(b_max)) + 1)
-    rate = decode_tokens_per_second(b, n_params, context_tokens, device=device)
+    rate = device_decode_rate(b, n_params, context_tokens, device=device)
     ax_r.plot(b, rate, marker="o", markersize=4, color=COLORS["blue"], label="roofline estimate")
     ax_r.plot(b, b * rate[0], label="if every sequence were free", **IDEAL)
     for ax in (ax_r, ax_c):
