@@ -145,3 +145,11 @@ def test_exercises_and_answer_cells_remain(edition, path):
         assert f'id="{label}"' in pages[f"html/book/{path.stem}.html"]
     answer_cells = [c for c in stripped.cells if c.cell_type == "code" and "check(" in c.source]
     assert len(answer_cells) == len(labels) and all("..." in c.source for c in answer_cells)
+
+
+def test_status_page_says_where_the_outputs_come_from(edition):
+    """The edition is not executed, so its status page explains the stored outputs instead of an empty table."""
+    _, _, pages = edition
+    page = _plain(pages["html/book/execution-status.html"])
+    assert "stored" in page and "compares the fresh outputs" in page
+    assert "Run Time" not in page

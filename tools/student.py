@@ -59,6 +59,16 @@ class SolutionError(ValueError):
     """A notebook whose solution blocks cannot be removed safely."""
 
 
+STUDENT_STATUS = """(execution-status)=
+# Execution status
+
+This student edition shows the outputs stored in the book's notebooks. They are not produced by
+a separate run: the full edition executes every notebook when it is built, and its test suite
+re-runs each one and compares the fresh outputs with the stored ones, cell by cell. To see them
+computed on your own machine, open the notebooks in JupyterLab and run them.
+"""
+
+
 def strip_solutions(nb):
     """Return a copy of ``nb`` without its gated solutions; refuse unbalanced or mixed cells."""
     out = copy.deepcopy(nb)
@@ -107,6 +117,8 @@ def prepare_sources() -> list[Path]:
     for name in ("_config.yml", "_toc.yml"):
         shutil.copy2(ROOT / name, SRC / name)
     shutil.copytree(ROOT / "book", SRC / "book", ignore=shutil.ignore_patterns("*.ipynb", ".ipynb_checkpoints"))
+    # nothing is executed for this edition (see below): its status page says where the outputs come from
+    (SRC / "book" / "execution-status.md").write_text(STUDENT_STATUS)
     (SRC / "_vendor").symlink_to(ROOT / "_vendor", target_is_directory=True)
     notebooks = []
     for path in sorted((ROOT / "book").glob("*.ipynb")):
@@ -119,6 +131,11 @@ def prepare_sources() -> list[Path]:
     config = (SRC / "_config.yml").read_text()
     config = config.replace('title: "Scalability by the numbers"', 'title: "Scalability by the numbers (student edition)"')
     config = config.replace("  config:\n", "  config:\n    hide_solutions: true\n", 1)
+    # The stripped notebooks keep the outputs stored in the full ones (nbval proves those are what a fresh run
+    # prints, and an answer cell's stored output is already "not answered yet"), so the student site is built
+    # from them as they are: executing again would only repeat the main build's work.
+    config = config.replace("  execute_notebooks: cache", "  execute_notebooks: \"off\"", 1)
+    assert 'execute_notebooks: "off"' in config, "the student build could not turn execution off"
     (SRC / "_config.yml").write_text(config)
     return notebooks
 
