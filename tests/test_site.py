@@ -137,6 +137,23 @@ MOVE_AND_TIME_JS = """async ([widget, handle, key]) => {
 }""".replace("FRAMES_PLACEHOLDER", FRAMES)
 
 
+@pytest.fixture(scope="session")
+def opened(browser, site_url):
+    """Each page is loaded once and shared by the tests that read it (the slider test, which moves
+    the sliders, runs after the checks of the page as loaded); loading is most of a test's time."""
+    pages = {}
+
+    def get(name):
+        if name not in pages:
+            pages[name] = _open(browser, site_url, name)
+            pages[name][0].wait_for_timeout(500)   # let MathJax and the widget manager finish
+        return pages[name]
+
+    yield get
+    for page, _ in pages.values():
+        page.close()
+
+
 def test_index_leads_to_the_introduction(browser, site_url):
     page, _ = _open(browser, site_url, "index.html")
     assert page.url.endswith(PAGES[0]), page.url
@@ -144,9 +161,8 @@ def test_index_leads_to_the_introduction(browser, site_url):
 
 
 @pytest.mark.parametrize("name", PAGES)
-def test_page_is_self_contained_and_clean(browser, site_url, name):
-    page, watch = _open(browser, site_url, name)
-    page.wait_for_timeout(500)   # let MathJax and the widget manager finish
+def test_page_is_self_contained_and_clean(opened, name):
+    page, watch = opened(name)
     html_bytes = (SITE / name).stat().st_size
     _report["pages"].setdefault(name, {}).update(html_bytes=html_bytes, transferred_bytes=watch.bytes)
     assert watch.outside == [], f"requests leaving the site: {watch.outside}"
@@ -164,12 +180,11 @@ def test_page_is_self_contained_and_clean(browser, site_url, name):
     for img in images:
         assert img["ok"], f"image did not load: {img['src']}"
         assert img["alt"].strip(), f"image without alt text: {img['src']}"
-    page.close()
 
 
 @pytest.mark.parametrize("name", [p for p in PAGES if "/03-0" in p and not p.endswith("00-introduction.html")])
-def test_every_slider_changes_its_figure(browser, site_url, name):
-    page, watch = _open(browser, site_url, name)
+def test_every_slider_changes_its_figure(opened, name):
+    page, watch = opened(name)
     page.wait_for_selector(".noUi-handle", timeout=20000)
     widgets = page.locator(".widget-subarea > .widget-vbox")
     n_widgets = widgets.count()
@@ -197,4 +212,3 @@ def test_every_slider_changes_its_figure(browser, site_url, name):
     _report["pages"].setdefault(name, {}).update(
         sliders=len(timings), slider_ms_median=round(statistics.median(timings), 1),
         slider_ms_max=round(max(timings), 1))
-    page.close()
