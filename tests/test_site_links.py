@@ -85,3 +85,19 @@ def test_the_book_lists_its_pages():
     names = {p.name for p in _pages()}
     for required in ("exercise-index.html", "glossary.html", "bibliography.html", "execution-status.html"):
         assert required in names
+
+
+def test_captions_are_numbered_once():
+    """A caption reads "Figure 3.4.1. ...", not "Fig. 7 Figure 3.4.1. ..." (see numfig_format in _config.yml)."""
+    import re
+
+    captions = 0
+    for page in _pages():
+        text = page.read_text(encoding="utf-8")
+        for number in re.findall(r'<span class="caption-number">([^<]*)</span>', text):
+            assert number.strip() == "", f"{page.name}: a running figure number {number!r} before the caption"
+        for caption in re.findall(r'<span class="caption-text">([^<]{0,40})', text):
+            if page.name.startswith("03-0"):
+                captions += 1
+                assert re.match(r"Figure 3\.\d\.\d+\. ", caption), f"{page.name}: caption without its number: {caption!r}"
+    assert captions >= 9, "expected captioned figures in every section"
