@@ -100,6 +100,13 @@ def check_whole(name: str, value: Any, minimum: int = 1) -> np.ndarray:
     return arr
 
 
+def check_flag(name: str, value: Any) -> bool:
+    """A switch that must be True or False (numpy booleans too), else a TypeError naming it."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False; got {value!r}")
+    return bool(value)
+
+
 def check_choice(name: str, value: Any, choices: list[str] | tuple[str, ...]) -> str:
     """A string from a fixed list (case-insensitive), returned in its canonical spelling."""
     if not isinstance(value, str):

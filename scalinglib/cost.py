@@ -47,6 +47,7 @@ import numpy as np
 
 from ._validate import (
     check_broadcast,
+    check_flag,
     check_fraction,
     check_nonnegative,
     check_positive,
@@ -213,8 +214,7 @@ def training_time(tokens, n_params, n_devices, flops_per_device, recompute=True)
     >>> round(training_time(300e9, 175e9, 1024, 140e12, recompute=False) / SECONDS_PER_DAY, 1)
     25.4
     """
-    if not isinstance(recompute, (bool, np.bool_)):
-        raise TypeError(f"recompute must be True or False; got {recompute!r}")
+    check_flag("recompute", recompute)
     t = check_positive("tokens", tokens)
     n = check_positive("n_params", n_params)
     k = check_whole("n_devices", n_devices)
@@ -524,8 +524,7 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
     >>> critical_batch_cost([256, 1024, 4096], 13e9, 2e6, grow_batch=True)["cost_factor"].round(2).tolist()
     [1.34, 2.18, 5.53]
     """
-    if not isinstance(grow_batch, (bool, np.bool_)):
-        raise TypeError(f"grow_batch must be True or False; got {grow_batch!r}")
+    check_flag("grow_batch", grow_batch)
     crit = float(check_positive("critical_batch_tokens", critical_batch_tokens))
     sizes = check_whole("n_gpus", n_gpus)
     # growing the batch: a limit so high that data parallelism can take every GPU (a billion tokens per GPU)

@@ -34,9 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-import numpy as np
-
-from ._validate import check_broadcast, check_whole, scalar_or_array
+from ._validate import check_broadcast, check_flag, check_whole, scalar_or_array
 from .cost import flops_per_token, mfu
 from .hardware import get_accelerator
 
@@ -377,8 +375,7 @@ def megatron_flops_per_token(layers, hidden, vocab_size=MEGATRON_VOCAB, seq_len=
     >>> round(megatron_flops_per_token(128, 25600) / 1e12, 3)   # the 1T model, with recomputation
     8.168
     """
-    if not isinstance(recompute, (bool, np.bool_)):
-        raise TypeError(f"recompute must be True or False; got {recompute!r}")
+    check_flag("recompute", recompute)
     lay = check_whole("layers", layers)
     h = check_whole("hidden", hidden)
     v = check_whole("vocab_size", vocab_size)
