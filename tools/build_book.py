@@ -57,7 +57,7 @@ def main() -> int:
         return 1
 
     current = fingerprint()
-    if args.fresh or not STAMP.exists() or STAMP.read_text() != current:
+    if not args.stored_outputs and (args.fresh or not STAMP.exists() or STAMP.read_text() != current):
         if CACHE.exists():
             print("build: the library or the requirements changed; re-executing every notebook")
             shutil.rmtree(CACHE)
