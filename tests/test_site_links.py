@@ -101,3 +101,28 @@ def test_captions_are_numbered_once():
                 captions += 1
                 assert re.match(r"Figure 3\.\d\.\d+\. ", caption), f"{page.name}: caption without its number: {caption!r}"
     assert captions >= 9, "expected captioned figures in every section"
+
+
+def test_exercise_index_lists_every_exercise_with_its_level():
+    """Every {exercise} of every section notebook has a row: its number linking to it, a topic, a level."""
+    import json
+    import re
+
+    index = SITE / "book" / "exercise-index.html"
+    if not index.exists():
+        pytest.skip("the site is not built: run `make book` first")
+    text = index.read_text(encoding="utf-8")
+    rows = {m[1]: (m[0], m[2], m[3]) for m in re.findall(
+        r'<a class="reference internal" href="([^"#]+)#(ex-3-\d-\d+)">[^<]+</a></p></td>\s*'
+        r'<td><p>([^<]+)</p></td>\s*<td><p>(Beginner|Intermediate|Advanced)</p></td>', text)}
+    labels = {}
+    for path in sorted((ROOT / "book").glob("03-0*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        for cell in cells:
+            source = "".join(cell["source"])
+            for label in re.findall(r"```\{exercise\}[^\n]*\n(?::[^\n]*\n)*?:label: (ex-3-\d-\d+)", source):
+                labels[label] = path.stem
+    assert len(labels) >= 3 * 9, f"found only {len(labels)} exercises in the notebooks"
+    assert set(rows) == set(labels), f"index and notebooks differ: {set(rows) ^ set(labels)}"
+    for label, (href, topic, _level) in rows.items():
+        assert href == f"{labels[label]}.html" and topic.strip(), label
