@@ -364,13 +364,13 @@ def device_decode_rate(batch, n_params, context_tokens, device="A100 SXM 80GB", 
     r"""Tokens/s of one device generating text for a batch of sequences, in a roofline estimate.
 
     One decode step produces one token for each of the b sequences. It must
-    read every weight once (:math:`N\beta` bytes, shared by the whole batch)
-    and each sequence's key-value cache (:math:`2 L h T \beta` bytes for T
+    read every weight once (:math:`N b_\text{p}` bytes, shared by the whole batch)
+    and each sequence's key-value cache (:math:`2 L h T b_\text{p}` bytes for T
     tokens of context: keys and values, L layers, width h), and do
     :math:`2N` FLOPs per sequence. The step takes the longer of the memory
     time and the compute time on a device with bandwidth B and peak P:
 
-    .. math:: t(b) = \max\left(\frac{N\beta + b\,2 L h T \beta}{B},\;
+    .. math:: t(b) = \max\left(\frac{N b_\text{p} + b\,2 L h T b_\text{p}}{B},\;
               \frac{2 N b}{P}\right), \qquad \text{tokens/s} = \frac{b}{t(b)}.
 
     The shape comes from :func:`scalinglib.layout.hidden_size_for` (a GPT-style
@@ -396,7 +396,7 @@ def device_decode_rate(batch, n_params, context_tokens, device="A100 SXM 80GB", 
     precision : str, optional
         Precision of the peak rate (default ``"bf16"``).
     bytes_per_value : float, optional
-        Bytes per weight and per cache entry :math:`\beta` (default 2).
+        Bytes per weight and per cache entry :math:`b_\text{p}` (default 2).
     aspect_ratio : float, optional
         h / L of the assumed shape (default 128).
 
@@ -438,7 +438,7 @@ def _cache_bytes_per_sequence(n_params, context_tokens, bytes_per_value, aspect_
 def max_decode_batch(n_params, context_tokens, device="A100 SXM 80GB", bytes_per_value=2.0, aspect_ratio=128.0):
     r"""The most sequences whose caches fit in a device's memory beside the weights.
 
-    .. math:: b_\max = \left\lfloor \frac{M - N\beta}{2 L h T \beta} \right\rfloor
+    .. math:: b_\max = \left\lfloor \frac{M - N b_\text{p}}{2 L h T b_\text{p}} \right\rfloor
 
     with the shape and cache of :func:`device_decode_rate` and M the
     device's memory (all of it: in practice the framework keeps some).
