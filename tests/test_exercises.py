@@ -114,3 +114,35 @@ def test_check_never_raises(key, answer):
 def test_nan_is_refused_politely():
     fb = check("ex-3-1-1b", math.nan)
     assert fb.status == "invalid" and "finite" in fb.text()
+
+
+def test_percentage_hints_only_where_they_make_sense():
+    # a fraction given as a percentage
+    fb = check("ex-3-1-1e", 0.26)
+    assert fb.status == "incorrect" and "a percentage where a fraction is asked" in fb.text()
+    # a percentage given as a fraction (the part's unit is %)
+    fb = check("ex-3-1-1c", 0.964218)
+    assert fb.status == "incorrect" and "a fraction where a percentage is asked" in fb.text()
+    # a wrong fraction a hundred times too small is just wrong: the part asks for a fraction
+    fb = check("ex-3-4-3c", 1e-4)
+    assert fb.status == "incorrect" and "percentage" not in fb.text() and "too low" in fb.text()
+
+
+def test_unit_slips_are_named():
+    fb = check("ex-3-4-1c", 0.3)          # seconds where milliseconds are asked
+    assert fb.status == "incorrect" and "factor of 1,000" in fb.text() and "ms" in fb.text()
+    gb = expected_answer("ex-3-2-1a")
+    fb = check("ex-3-2-1a", gb * 1e9)     # bytes where GB are asked
+    assert fb.status == "incorrect" and "factor of 1,000,000,000" in fb.text() and "GB" in fb.text()
+
+
+def test_numpy_scalars_and_zero_d_arrays_are_numbers():
+    value = expected_answer("ex-3-1-1b")
+    assert check("ex-3-1-1b", np.array(value)).correct
+    assert check("ex-3-1-1b", np.float32(value)).correct
+    assert check("ex-3-1-2a", [np.array(100.0), 20, np.int64(5)]).correct
+
+
+def test_a_regime_word_may_carry_bound():
+    answers = expected_answer("ex-3-7-1b")
+    assert check("ex-3-7-1b", [f"{a}-bound" for a in answers]).correct

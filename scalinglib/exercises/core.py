@@ -114,6 +114,14 @@ def _fmt(value) -> str:
     return str(value)
 
 
+# Factors that betray a slip of unit rather than of reasoning (ms for s, MB for GB, ...).
+_UNIT_SLIPS = (1e3, 1e6, 1e9, 1e12)
+
+
+def _close_to(ratio: float, target: float, tol: float) -> bool:
+    return abs(ratio - target) <= target * max(tol, 1e-3)
+
+
 def _compare_number(part: Part, given, expected) -> tuple[bool, str]:
     if part.whole and float(given) != round(float(given)):
         return False, f"{_fmt(given)} is not a whole number; this answer counts something"
@@ -124,16 +132,27 @@ def _compare_number(part: Part, given, expected) -> tuple[bool, str]:
     direction = "high" if diff > 0 else "low"
     if expected != 0:
         ratio = float(given) / float(expected)
-        if abs(ratio - 100) <= 100 * max(part.rel_tol, 1e-3):
+        percent = part.unit.strip() == "%"
+        # a fraction (|answer| <= 1, no unit) given as a percentage, or a percentage given as a fraction
+        if not part.unit and 0 < abs(float(expected)) <= 1 and _close_to(ratio, 100, part.rel_tol):
             return False, f"{_fmt(given)} is 100 times the expected value: a percentage where a fraction is asked?"
-        if abs(ratio - 0.01) <= 0.01 * max(part.rel_tol, 1e-3):
+        if percent and _close_to(ratio, 0.01, part.rel_tol):
             return False, f"{_fmt(given)} is a hundredth of the expected value: a fraction where a percentage is asked?"
+        if part.unit and not percent:
+            for factor in _UNIT_SLIPS:
+                if _close_to(ratio, factor, part.rel_tol) or _close_to(ratio, 1 / factor, part.rel_tol):
+                    return False, (f"{_fmt(given)} is off by a factor of {factor:,.0f}: check the unit "
+                                   f"(the answer is in{part.unit})")
         return False, f"{_fmt(given)}{part.unit} is {abs(diff) / abs(expected):.1%} too {direction}"
     return False, f"{_fmt(given)}{part.unit} is {abs(diff):.3g} too {direction}"
 
 
 def _normalise_word(value: str) -> str:
-    return " ".join(value.strip().lower().replace("-", " ").split())
+    """Case, hyphens and spaces ignored; a trailing "bound" too ("memory-bound" reads as "memory")."""
+    words = value.strip().lower().replace("-", " ").split()
+    if len(words) > 1 and words[-1] == "bound":
+        words = words[:-1]
+    return " ".join(words)
 
 
 def _as_list(given) -> list | None:
@@ -155,7 +174,17 @@ def _as_list(given) -> list | None:
     return flat
 
 
+def _scalar(given):
+    """A 0-d numpy array (what ``np.float64(x) * 2`` or ``arr.sum()`` may give) as a plain number."""
+    import numpy as np
+
+    if isinstance(given, np.ndarray) and given.ndim == 0:
+        return given.item()
+    return given
+
+
 def _number_feedback(part: Part, given) -> Feedback:
+    given = _scalar(given)
     if isinstance(given, str):
         return Feedback(part.key, "invalid", f"expected a number, got the text {given!r}", part.hint)
     if not _is_real(given):
@@ -175,6 +204,7 @@ def _numbers_feedback(part: Part, given) -> Feedback:
         return Feedback(part.key, "invalid", f"expected {len(expected)} numbers, got {len(items)}", part.hint)
     notes = []
     for i, (g, e) in enumerate(zip(items, expected), start=1):
+        g = _scalar(g)
         if g in UNANSWERED:
             return Feedback(part.key, "unanswered", f"not answered yet: entry {i} is still ...")
         if not _is_real(g) or not math.isfinite(float(g)):
