@@ -22,7 +22,12 @@ __all__ = [
     "check_choice",
     "scalar_or_array",
     "check_broadcast",
+    "check_scalar",
+    "as_count",
 ]
+
+#: The largest count a float holds exactly; a count past it (or past int64) is refused, never wrapped.
+MAX_COUNT = 2**53
 
 
 def _describe(value: Any) -> str:
@@ -131,3 +136,29 @@ def check_broadcast(**arrays: np.ndarray) -> tuple[np.ndarray, ...]:
     except ValueError:
         shapes = ", ".join(f"{k} has shape {np.shape(v)}" for k, v in arrays.items())
         raise ValueError(f"array arguments must have shapes that broadcast together; {shapes}") from None
+
+
+def check_scalar(name: str, value: Any) -> Any:
+    """Refuse an array or list where the model takes one number (a simulation's size, a layout's GPU count).
+
+    Returns ``value`` unchanged (0-d arrays become Python scalars) for the other checkers to examine.
+    """
+    if isinstance(value, (list, tuple)) or (isinstance(value, np.ndarray) and value.ndim > 0):
+        raise TypeError(f"{name} must be a single number, not an array; got {_describe(value)}")
+    if isinstance(value, np.ndarray):
+        return value.item()
+    return value
+
+
+def as_count(name: str, value: Any) -> np.ndarray | int:
+    """A computed count (devices, workers, replicas) as int64, refusing one too large to represent.
+
+    ``value`` is a float array (or scalar) already rounded to whole numbers by the caller.
+    """
+    arr = np.asarray(value, dtype=float)
+    too_big = ~np.isfinite(arr) | (np.abs(arr) > MAX_COUNT)
+    if too_big.any():
+        raise ValueError(f"{name} would be {_first_bad(arr, too_big)}, beyond {MAX_COUNT:,} (2**53): "
+                         "the inputs are out of any sensible range")
+    out = arr.astype(np.int64)
+    return int(out) if out.ndim == 0 else out

@@ -221,3 +221,22 @@ def test_collective_names_are_checked_before_numbers():
 def test_string_arrays_are_type_errors():
     with pytest.raises(TypeError, match="f must hold real numbers"):
         sl.amdahl_speedup(["a", "b"], 2)
+
+
+def test_scalar_only_parameters_refuse_arrays_by_name():
+    from scalinglib._validate import check_scalar
+
+    with pytest.raises(TypeError, match="n_gpus must be a single number"):
+        check_scalar("n_gpus", [8, 16])
+    with pytest.raises(TypeError, match="n_gpus must be a single number"):
+        check_scalar("n_gpus", np.array([8, 16]))
+    assert check_scalar("n_gpus", np.array(8)) == 8
+
+
+def test_counts_too_large_to_represent_are_refused_not_wrapped():
+    from scalinglib._validate import as_count
+
+    assert as_count("devices", 3.0) == 3 and isinstance(as_count("devices", 3.0), int)
+    assert as_count("devices", [1.0, 2.0]).tolist() == [1, 2]
+    with pytest.raises(ValueError, match="devices would be 1e\\+30, beyond"):
+        as_count("devices", 1e30)
