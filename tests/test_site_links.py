@@ -126,3 +126,13 @@ def test_exercise_index_lists_every_exercise_with_its_level():
     assert set(rows) == set(labels), f"index and notebooks differ: {set(rows) ^ set(labels)}"
     for label, (href, topic, _level) in rows.items():
         assert href == f"{labels[label]}.html" and topic.strip(), label
+
+
+@pytest.mark.parametrize("page", [p for p in _pages() if p.name.startswith("03-0")], ids=lambda p: p.name)
+def test_printed_output_shows_as_one_block_per_cell(page):
+    """A table printed in several writes (one print per row) must render as one block, not several
+    boxes (myst-nb's nb_merge_streams)."""
+    html = page.read_text(encoding="utf-8")
+    split = [chunk for chunk in html.split('<div class="cell_output docutils container">')[1:]
+             if chunk.split('<div class="cell')[0].count('class="output stream') > 1]
+    assert not split, f"{len(split)} cell outputs of {page.name} show printed text in several blocks"
