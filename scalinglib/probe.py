@@ -2,9 +2,11 @@ r"""Measure the reader's own machine, and fit the models of Sections 3.7 and 3.8
 
 Three measurements, each a few tenths of a second:
 
-* **Memory bandwidth**: :func:`bandwidth_timings` times ``c = a + b`` with
-  numpy on arrays far larger than the caches (a kernel like the *add* of
-  McCalpin's STREAM benchmark), counting 3 x 8 bytes per element.
+* **Memory bandwidth**: :func:`bandwidth_samples` times ``c = a + b`` with
+  numpy, repeatedly, on arrays far larger than the caches (a kernel like the
+  *add* of McCalpin's STREAM benchmark), counting 3 x 8 bytes per element;
+  :func:`rate_spread` reads the best, median and slowest rate off the repeats.
+  :func:`bandwidth_timings` keeps the best time at each of several sizes.
 * **Compute rate**: :func:`matmul_timings` times square float64 matrix
   multiplies (``2 n**3`` FLOPs each) in numpy's BLAS.
 * **Messages between processes**: :func:`pingpong_timings` bounces messages
@@ -12,7 +14,8 @@ Three measurements, each a few tenths of a second:
   operating-system pipes and halves the round trip.
 
 Every timing is the best of several repeats: on a shared machine, noise only
-ever makes a run slower, so the minimum is the least disturbed estimate.
+ever makes a run slower, so the minimum is the least disturbed estimate. The
+spread over the repeats says how disturbed the machine was.
 
 The fits are plain functions, tested on synthetic data:
 
@@ -20,7 +23,14 @@ The fits are plain functions, tested on synthetic data:
   FLOP/s from FLOPs);
 * :func:`fit_alpha_beta` fits ``t = alpha + n beta`` to message times;
 * :func:`best_rate` reads the highest rate off a set of timings (a roofline's
-  ceilings are the best the machine was seen to do).
+  ceilings are the best the machine was seen to do), and :func:`rate_spread`
+  the best, median and slowest.
+
+A fit resolves the overhead ``t0`` only if the sizes span a range wide enough
+that ``t0`` is a sizeable part of the smallest time. For memory bandwidth that
+range is not available: arrays small enough for the call's fixed cost to
+matter fit in the caches and measure a different bandwidth. Section 3.7 therefore
+reads its bandwidth as the best rate over repeats at one large size.
 
 The two fits minimise *relative* residuals, so the small sizes, whose times are
 microseconds, count as much as the large ones; without that, a least-squares
@@ -41,7 +51,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import as_float_array, check_whole
+from ._validate import as_float_array, check_scalar, check_whole
 
 __all__ = [
     "Timings",
@@ -51,9 +61,12 @@ __all__ = [
     "fit_rate",
     "fit_alpha_beta",
     "best_rate",
+    "RateSpread",
+    "rate_spread",
     "best_time",
     "cpu_count",
     "bandwidth_timings",
+    "bandwidth_samples",
     "matmul_timings",
     "kernel_runs",
     "pingpong_timings",
@@ -74,6 +87,20 @@ class RateFit(NamedTuple):
 
     overhead: float  #: seconds per call that do not depend on the amount
     rate: float  #: amount per second (bytes/s or FLOP/s)
+
+
+class RateSpread(NamedTuple):
+    """Rates of repeated timings of one measurement: the best, the median and the slowest."""
+
+    best: float  #: highest rate (amount per second): the least disturbed repeat
+    median: float  #: median rate over the repeats
+    worst: float  #: lowest rate
+    repeats: int  #: number of timings
+
+    @property
+    def spread(self) -> float:
+        """How far the slowest repeat fell below the best, as a fraction of the best: ``1 - worst / best``."""
+        return 1.0 - self.worst / self.best
 
 
 class AlphaBeta(NamedTuple):
@@ -166,6 +193,14 @@ def fit_rate(amount, seconds):
         Mismatched lengths, fewer than two sizes, non-positive times, or
         times that do not grow with the amount.
 
+    Notes
+    -----
+    The overhead is only as good as the span of the sizes. Over sizes that
+    differ by a factor of two, a few per cent of noise in the times moves the
+    fitted ``t0`` by more than the true overhead, and the rate with it (the
+    tests show it on synthetic timings); :func:`rate_spread` over repeats at
+    one large size is then the better estimate of a rate.
+
     Examples
     --------
     >>> fit = fit_rate([1e8, 2e8, 4e8], [0.011, 0.021, 0.041])
@@ -249,6 +284,52 @@ def best_rate(amount, seconds) -> float:
     if np.any(t <= 0):
         raise ValueError(f"seconds must be > 0; got {t[t <= 0][0]:g}")
     return float(np.max(x / t))
+
+
+def rate_spread(amount, seconds) -> RateSpread:
+    """The best, median and slowest of the rates ``amount / seconds`` of repeated timings.
+
+    On a shared machine other programs can only slow a run down, so the best
+    rate is the least disturbed estimate of what the machine can do; the
+    median and the slowest say how much the disturbance mattered.
+
+    Parameters
+    ----------
+    amount : float or array_like
+        Bytes (or FLOPs) per call, >= 0: one number for every timing, or one each.
+    seconds : array_like
+        Seconds of each timed call, > 0.
+
+    Returns
+    -------
+    RateSpread
+        ``best``, ``median`` and ``worst`` in amount per second, the number of
+        ``repeats``, and the property ``spread`` (``1 - worst / best``).
+
+    Raises
+    ------
+    ValueError
+        No timings, lengths that do not match, a negative amount or a time <= 0.
+
+    Examples
+    --------
+    >>> r = rate_spread(2e8, [0.010, 0.008, 0.020])       # 200 MB three times
+    >>> r.best / 1e9, r.median / 1e9, r.worst / 1e9, r.spread
+    (25.0, 20.0, 10.0, 0.6)
+    """
+    t = as_float_array("seconds", seconds).ravel()
+    x = as_float_array("amount", amount)
+    if x.ndim == 0:
+        x = np.full(t.shape, float(x))
+    x = x.ravel()
+    if x.shape != t.shape or t.size == 0:
+        raise ValueError(f"amount and seconds must be non-empty and of the same length; got {x.size} and {t.size}")
+    if np.any(x < 0):
+        raise ValueError(f"amount must be >= 0; got {x[x < 0][0]:g}")
+    if np.any(t <= 0):
+        raise ValueError(f"seconds must be > 0; got {t[t <= 0][0]:g}")
+    rates = x / t
+    return RateSpread(float(np.max(rates)), float(np.median(rates)), float(np.min(rates)), int(rates.size))
 
 
 # --- timing helpers -----------------------------------------------------------------------------
@@ -352,6 +433,51 @@ def bandwidth_timings(elements=(2**22, 3 * 2**21, 2**23), repeats=5) -> Timings:
         seconds.append(best_time(lambda a=a, b=b, c=c: np.add(a, b, out=c), repeats))
         del a, b, c
     return Timings(24.0 * np.array(sizes, dtype=float), np.array(seconds))
+
+
+def bandwidth_samples(elements=2**23, repeats=9, number=1) -> Timings:
+    """Time ``c = a + b`` on float64 arrays of one length, ``repeats`` times, and keep every timing.
+
+    The amount is the bytes the add is charged, 24 per element (two numbers
+    read, one written), as STREAM counts them. The arrays are written once
+    before timing so that the operating system has mapped every page. Pass the
+    result to :func:`rate_spread` for the best, median and slowest bandwidth.
+    The default (three arrays of 64 MiB, nine timings) takes a few tenths of a
+    second.
+
+    Parameters
+    ----------
+    elements : int, optional
+        Array length, whole >= 1 (default 2**23).
+    repeats : int, optional
+        Timings, whole >= 1 (default 9).
+    number : int, optional
+        Calls per timing, whole >= 1 (default 1); each timing is their mean.
+
+    Returns
+    -------
+    Timings
+        ``amount`` in bytes per call (the same for every timing) and
+        ``seconds`` per call, one entry per timing, in the order taken.
+
+    Examples
+    --------
+    >>> t = bandwidth_samples(elements=1000, repeats=3)
+    >>> t.amount.tolist(), t.seconds.shape
+    ([24000.0, 24000.0, 24000.0], (3,))
+    """
+    n = int(check_whole("elements", check_scalar("elements", elements)))
+    r = int(check_whole("repeats", check_scalar("repeats", repeats)))
+    k = int(check_whole("number", check_scalar("number", number)))
+    a, b, c = np.full(n, 1.0), np.full(n, 2.0), np.empty(n)
+    np.add(a, b, out=c)
+    seconds = []
+    for _ in range(r):
+        start = time.perf_counter()
+        for _ in range(k):
+            np.add(a, b, out=c)
+        seconds.append((time.perf_counter() - start) / k)
+    return Timings(np.full(r, 24.0 * n), np.array(seconds))
 
 
 def matmul_timings(sizes=(512, 768, 1024), repeats=5, seed=0) -> Timings:

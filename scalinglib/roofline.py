@@ -9,7 +9,8 @@ time is the larger of the two, and the rate the kernel can reach is
 .. math:: \text{attainable}(I) = \min(P,\; B \cdot I), \qquad I = W / Q,
 
 where ``I`` is the kernel's **arithmetic intensity** in FLOP per byte. Plotted
-against ``I`` on log axes this is a slanted roof (memory-bound, slope ``B``)
+against ``I`` this is a slanted roof (memory-bound: a line of slope ``B`` on
+linear axes; on log axes a 45-degree line whose height is set by ``B``)
 meeting a flat one (compute-bound, height ``P``) at the **ridge point**
 ``I* = P / B`` (Williams, Waterman and Patterson 2009).
 
@@ -18,7 +19,9 @@ every result written once. A kernel that re-reads its operands (because they
 do not fit in on-chip memory) moves more bytes and has a lower intensity than
 these formulas give; the roofline built from them is an upper bound.
 
-Device numbers come from :mod:`scalinglib.hardware`::
+How many bytes one number takes at each precision is in :data:`BYTES_PER_ELEMENT`
+(:func:`precision_bytes` looks it up). Device numbers come from
+:mod:`scalinglib.hardware`::
 
     h100 = get_accelerator("H100")
     attainable_flops(gemm_intensity(4096, 4096, 4096), h100.peak("bf16"), h100.memory_bandwidth)
@@ -28,10 +31,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import check_broadcast, check_nonnegative, check_positive, check_whole, scalar_or_array
+from ._validate import check_broadcast, check_choice, check_nonnegative, check_positive, check_whole, scalar_or_array
 from .memory import _bytes_per_param
 
 __all__ = [
+    "BYTES_PER_ELEMENT",
+    "precision_bytes",
     "attainable_flops",
     "ridge_point",
     "arithmetic_intensity",
@@ -45,7 +50,41 @@ __all__ = [
     "decode_time_terms",
     "decode_step_time",
     "decode_tokens_per_second",
+    "decode_ridge_batch",
 ]
+
+#: Bytes one number occupies at each precision name of :data:`scalinglib.hardware.PRECISIONS`
+#: (tf32 is stored in 32-bit words; int8 counts operations, not FLOPs, but occupies one byte).
+BYTES_PER_ELEMENT: dict[str, int] = {"fp64": 8, "fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1, "int8": 1}
+
+
+def precision_bytes(precision):
+    """Bytes per number at a precision name: ``BYTES_PER_ELEMENT[precision]``.
+
+    Parameters
+    ----------
+    precision : str
+        One of ``"fp64"``, ``"fp32"``, ``"tf32"``, ``"bf16"``, ``"fp16"``,
+        ``"fp8"``, ``"int8"`` (case-insensitive).
+
+    Returns
+    -------
+    int
+        Bytes.
+
+    Raises
+    ------
+    ValueError
+        An unknown precision name; the message lists the known ones.
+    TypeError
+        ``precision`` is not a string.
+
+    Examples
+    --------
+    >>> precision_bytes("fp64"), precision_bytes("bf16"), precision_bytes("fp8")
+    (8, 2, 1)
+    """
+    return BYTES_PER_ELEMENT[check_choice("precision", precision, tuple(BYTES_PER_ELEMENT))]
 
 
 def attainable_flops(intensity, peak_flops, bandwidth):
@@ -352,10 +391,10 @@ def decode_intensity(batch, n_params, bytes_per_param=2, kv_bytes_per_seq=0):
     from memory once per step however many sequences share them; each
     sequence also reads its own key-value cache. So
 
-    .. math:: I(b) = \frac{2 N b}{N w + b\,c_\text{kv}},
+    .. math:: I(b) = \frac{2 N b}{N b_\text{p} + b\,c_\text{kv}},
 
-    with ``w`` bytes per parameter and ``c_kv`` cache bytes per sequence. With
-    no cache traffic this is ``2 b / w``: for 2-byte weights the intensity
+    with ``b_p`` bytes per parameter and ``c_kv`` cache bytes per sequence. With
+    no cache traffic this is ``2 b / b_p``: for 2-byte weights the intensity
     equals the batch size, so decoding is memory-bound until the batch nears
     the ridge point. Attention FLOPs, activations and anything else are left out.
 
@@ -366,7 +405,7 @@ def decode_intensity(batch, n_params, bytes_per_param=2, kv_bytes_per_seq=0):
     n_params : float or array_like
         Parameters N, > 0.
     bytes_per_param : float, array_like or str, optional
-        w, > 0 (default 2: bf16 weights), or a preset of
+        b_p, > 0 (default 2: bf16 weights), or a preset of
         :data:`scalinglib.BYTES_PER_PARAM` such as ``"infer_int8"``.
     kv_bytes_per_seq : float or array_like, optional
         Key-value cache bytes read per sequence per step, >= 0 (default 0).
@@ -392,7 +431,7 @@ def decode_time_terms(batch, n_params, peak_flops, bandwidth, bytes_per_param=2,
     r"""The two sides of a decoding step's roofline: arithmetic time and memory time.
 
     .. math:: T_\text{compute}(b) = \frac{b F}{P}, \qquad
-              T_\text{memory}(b) = \frac{N w + b\,c_\text{kv}}{B}
+              T_\text{memory}(b) = \frac{N b_\text{p} + b\,c_\text{kv}}{B}
 
     with F the FLOPs per generated token (``2 N`` unless given: a multiply and
     an add per weight). Every decode model of the book (Sections 3.4, 3.7 and
@@ -436,7 +475,7 @@ def decode_step_time(batch, n_params, peak_flops, bandwidth, bytes_per_param=2, 
                      flops_per_token=None):
     r"""Roofline time of one decoding step for a batch: the larger of :func:`decode_time_terms`.
 
-    .. math:: T(b) = \max\!\left(\frac{b F}{P},\; \frac{N w + b\,c_\text{kv}}{B}\right),
+    .. math:: T(b) = \max\!\left(\frac{b F}{P},\; \frac{N b_\text{p} + b\,c_\text{kv}}{B}\right),
               \qquad F = 2N \text{ by default}
 
     Parameters
@@ -492,3 +531,41 @@ def decode_tokens_per_second(batch, n_params, peak_flops, bandwidth, bytes_per_p
     t = np.asarray(t)
     b = check_positive("batch", batch)
     return scalar_or_array(b / t, b, t)
+
+
+def decode_ridge_batch(peak_flops, bandwidth, bytes_per_param=2):
+    r"""Batch at which decoding with no cache traffic reaches the ridge point: ``I(b) = 2 b / b_p = P / B``.
+
+    .. math:: b^{*} = \frac{b_\text{p}}{2}\,\frac{P}{B}
+
+    Below this batch a decoding step is memory-bound and costs the same for any
+    batch; above it, compute-bound. Halving the bytes per weight (8-bit weights)
+    doubles the intensity of every batch, so with a peak that also doubles (fp8
+    arithmetic) the ridge batch does not move.
+
+    Parameters
+    ----------
+    peak_flops : float or array_like
+        P in FLOP/s, > 0.
+    bandwidth : float or array_like
+        B in bytes/s, > 0.
+    bytes_per_param : float, array_like or str, optional
+        b_p, > 0 (default 2), or a preset of :data:`scalinglib.BYTES_PER_PARAM`.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Sequences (not rounded).
+
+    Examples
+    --------
+    >>> round(decode_ridge_batch(312e12, 2.039e12), 2)          # A100, bf16 weights and peak
+    153.02
+    >>> decode_ridge_batch(2e15, 4e12, 1) == decode_ridge_batch(1e15, 4e12, 2)   # fp8 peak, 1-byte weights
+    True
+    """
+    p = check_positive("peak_flops", peak_flops)
+    bw = check_positive("bandwidth", bandwidth)
+    w = _bytes_per_param(bytes_per_param)
+    pb, bwb, wb = check_broadcast(peak_flops=p, bandwidth=bw, bytes_per_param=w)
+    return scalar_or_array(wb * pb / (2.0 * bwb), p, bw, w)

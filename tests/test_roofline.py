@@ -152,6 +152,33 @@ def test_decode_throughput_grows_with_the_batch_until_the_ridge():
     np.testing.assert_allclose(flat, p / (2 * 7e9))
 
 
+def test_bytes_per_element_covers_every_catalog_precision():
+    from scalinglib.hardware import PRECISIONS
+    assert tuple(sl.roofline.BYTES_PER_ELEMENT) == PRECISIONS
+    assert [sl.roofline.precision_bytes(p) for p in PRECISIONS] == [8, 4, 4, 2, 2, 1, 1]
+    assert sl.roofline.precision_bytes(" FP64 ") == 8
+    with pytest.raises(ValueError, match="precision must be one of"):
+        sl.roofline.precision_bytes("fp4")
+    with pytest.raises(TypeError, match="precision"):
+        sl.roofline.precision_bytes(8)
+
+
+@given(peaks, bandwidths, st.sampled_from([0.5, 1, 2, 4]))
+def test_decode_ridge_batch_is_where_decode_meets_the_ridge(p, b, bp):
+    batch = sl.roofline.decode_ridge_batch(p, b, bp)
+    assert math.isclose(sl.decode_intensity(batch, 7e9, bp), sl.ridge_point(p, b), rel_tol=1e-9)
+    # twice the peak with half the bytes per weight: the same ridge batch
+    assert math.isclose(sl.roofline.decode_ridge_batch(2 * p, b, bp / 2), batch, rel_tol=1e-12)
+
+
+def test_decode_ridge_batch_refuses_bad_input():
+    with pytest.raises(ValueError, match="peak_flops"):
+        sl.roofline.decode_ridge_batch(0, 1e12)
+    with pytest.raises(ValueError, match="bytes_per_param"):
+        sl.roofline.decode_ridge_batch(1e15, 1e12, "fp3")
+    np.testing.assert_allclose(sl.roofline.decode_ridge_batch([1e15, 2e15], 1e12), [1000.0, 2000.0])   # b_p = 2: b* = P/B
+
+
 # --- numbers the text of Section 3.7 quotes -------------------------------------------------------
 
 def test_section_3_7_claims():
@@ -186,6 +213,51 @@ def test_section_3_7_claims():
     assert per_kernel > sl.roofline_time(w1 + w2, q1 + q2, Ph, Bh)
     # the A100 and H100 decode ceilings quoted in Figure 3.7.2's description
     assert round(a100.peak("bf16") / 14e9, -3) == 22000 and round(Ph / 14e9, -3) == 71000
+
+
+def test_section_3_7_spreads_of_the_two_roofs():
+    """Figure 3.7.1's devices differ about as much in bandwidth (6.47x) as in peak (6.64x), both MI300X / TPU v5e."""
+    devices = [sl.get_accelerator(n) for n in s3_7.CATALOG_DEVICES]
+    assert len(devices) == 6
+    peak = {d.name: d.peak("bf16") for d in devices}
+    bw = {d.name: d.memory_bandwidth for d in devices}
+    assert max(peak, key=peak.get) == max(bw, key=bw.get) == "MI300X"
+    assert min(peak, key=peak.get) == min(bw, key=bw.get) == "TPU v5e"
+    assert round(max(peak.values()) / min(peak.values()), 2) == 6.64
+    assert round(max(bw.values()) / min(bw.values()), 2) == 6.47
+
+
+def test_section_3_7_successors_move_the_ridge_both_ways():
+    pairs = {("A100", "H100"): (153, 295, 3.17, 1.64), ("H100", "H200"): (295, 206, 1.00, 1.43),
+             ("TPU v4", "TPU v5e"): (229, 241, 0.72, 0.68), ("TPU v4", "TPU v5p"): (229, 166, 1.67, 2.30)}
+    for (a, b), (before, after, peak_ratio, bw_ratio) in pairs.items():
+        old, new = sl.get_accelerator(a), sl.get_accelerator(b)
+        assert (round(old.ridge_point("bf16")), round(new.ridge_point("bf16"))) == (before, after)
+        assert round(new.peak("bf16") / old.peak("bf16"), 2) == peak_ratio
+        assert round(new.memory_bandwidth / old.memory_bandwidth, 2) == bw_ratio
+    # "tripled the peak and less than doubled the bandwidth"; "the v5e barely moves it"
+    assert 3 < pairs["A100", "H100"][2] < 3.5 and pairs["A100", "H100"][3] < 2
+    assert abs(241 / 229 - 1) < 0.06
+
+
+def _smallest(mask):
+    return int(np.arange(1, 5000)[np.argmax(mask)])
+
+
+def test_section_3_7_fp8_keeps_a_shrinking_kernel_in_place():
+    """H100: square GEMM compute-bound from n = 887 and decode from batch 296 in bf16 and in fp8 alike;
+    fp8 arithmetic on 16-bit data needs n = 1773 and batch 591."""
+    h100 = sl.get_accelerator("H100")
+    c = np.arange(1, 5000)
+    table = {}
+    for label, nbytes, precision in (("bf16", 2, "bf16"), ("fp8", 1, "fp8"), ("mixed", 2, "fp8")):
+        ridge = h100.ridge_point(precision)
+        table[label] = (_smallest(sl.gemm_intensity(c, c, c, nbytes) >= ridge),
+                        _smallest(sl.decode_intensity(c, 7e9, bytes_per_param=nbytes) >= ridge))
+    assert table == {"bf16": (887, 296), "fp8": (887, 296), "mixed": (1773, 591)}
+    assert table["bf16"][0] == sl.exercises.s3_7.smallest_compute_bound_square()   # exercise 3.7.2(a) agrees
+    assert math.ceil(sl.roofline.decode_ridge_batch(h100.peak("fp8"), h100.memory_bandwidth, 1)) == 296
+    assert round(h100.ridge_point("bf16"), 1) == 295.4 and round(h100.ridge_point("fp8"), 1) == 590.7
 
 
 # --- the drawing functions -----------------------------------------------------------------------
@@ -242,6 +314,39 @@ def test_catalog_and_decode_figures_plot_the_model(fig):
     plt.close(figure)
 
 
+@pytest.mark.parametrize("name", ["A100 SXM 80GB", "H100 SXM 80GB"])
+def test_decode_figure_reaches_full_use_exactly_at_the_ridge_batch(fig, name):
+    """Figure 3.7.2 samples densely and at the ridge batch: the curve meets 1 on its dotted line, not past it."""
+    ax_t, ax_u = s3_7.decode_batching(fig, n_params=7e9)
+    acc = sl.get_accelerator(name)
+    ridge_batch = acc.ridge_point("bf16")
+    b, used = _lines(ax_u)[acc.name]
+    assert b.size > 100 and b.min() == 1 and b.max() == 2048
+    at = np.flatnonzero(np.isclose(b, ridge_batch, rtol=1e-12))
+    assert at.size == 1 and used[at[0]] == pytest.approx(1.0)
+    below = b < ridge_batch
+    np.testing.assert_allclose(used[below], b[below] / ridge_batch)       # straight up to the ridge ...
+    np.testing.assert_allclose(used[~below], 1.0)                         # ... and flat after it
+    ridges = [float(line.get_xdata()[0]) for line in ax_u.get_lines() if line.get_linestyle() == ":"]
+    assert any(math.isclose(x, ridge_batch) for x in ridges)
+
+
+def test_device_roofline_counts_the_bytes_of_each_precision(fig):
+    """fp64 numbers are 8 bytes: a 1024-cubed A100 fp64 GEMM has I = 2 * 1024 / 24 = 85.3, not 171."""
+    ax = s3_7.device_roofline(fig, "A100 SXM 80GB", 1024, precision="fp64")
+    gx, _ = _lines(ax)["GEMM 1024\u00b3"]
+    assert gx[0] == pytest.approx(2 * 1024 / 24) and round(gx[0], 1) == 85.3
+    assert "I = 85 FLOP/B" in ax.get_title()
+    add_x, _ = _lines(ax)["vector add"]
+    assert add_x[0] == pytest.approx(1 / 24)
+    plt.close(fig)
+    for precision, nbytes in (("bf16", 2), ("fp8", 1), ("fp32", 4)):
+        figure = plt.figure()
+        ax = s3_7.device_roofline(figure, "H100 SXM 80GB", 512, precision=precision)
+        assert _lines(ax)["GEMM 512\u00b3"][0][0] == pytest.approx(sl.gemm_intensity(512, 512, 512, nbytes))
+        plt.close(figure)
+
+
 def test_measured_roofline_draws_synthetic_runs(fig):
     runs = [sl.probe.KernelRun("add", 1e6, 24e6, 24e6 / 10e9), sl.probe.KernelRun("mm", 2e9, 24e6, 0.1)]
     ax = s3_7.measured_roofline(fig, 50e9, 10e9, runs, machine="test machine")
@@ -249,3 +354,21 @@ def test_measured_roofline_draws_synthetic_runs(fig):
     assert lines["add"][1][0] == pytest.approx(1e6 / (24e6 / 10e9) / 1e9)
     x, y = lines["test machine: min(P, B I)"]
     np.testing.assert_allclose(y * 1e9, sl.attainable_flops(x, 50e9, 10e9))
+
+
+# --- exercise checks accept what the library returns -----------------------------------------------
+
+def test_ex_3_7_1b_accepts_roofline_regime_outputs():
+    """The answer may be given as sl.roofline_regime returns it: 'memory-bound' strings, a numpy array of them,
+    or 0-d arrays; a wrong item is still caught."""
+    from scalinglib import check
+    h100 = sl.get_accelerator("H100")
+    p, b = h100.peak("bf16"), h100.memory_bandwidth
+    intensities = [sl.elementwise_intensity(1, 3, 2), sl.gemm_intensity(512, 512, 512),
+                   sl.gemm_intensity(4096, 4096, 4096), sl.decode_intensity(32, 7e9)]
+    as_strings = [sl.roofline_regime(i, p, b) for i in intensities]
+    assert as_strings == ["memory-bound", "memory-bound", "compute-bound", "memory-bound"]
+    assert check("ex-3-7-1b", as_strings).correct
+    assert check("ex-3-7-1b", sl.roofline_regime(np.array(intensities), p, b)).correct
+    assert check("ex-3-7-1b", [np.array(s) for s in as_strings]).correct
+    assert not check("ex-3-7-1b", ["memory-bound"] * 4).correct

@@ -12,14 +12,20 @@ from ..plots import COLORS, style_axes
 from ..roofline import (
     attainable_flops,
     decode_intensity,
+    decode_ridge_batch,
     decode_tokens_per_second,
     elementwise_intensity,
     gemm_intensity,
+    precision_bytes,
     ridge_point,
     roofline_regime,
 )
 
-__all__ = ["plot_roofline", "plot_device_roofline", "device_roofline", "catalog_rooflines", "decode_batching", "measured_roofline"]
+__all__ = ["plot_roofline", "plot_device_roofline", "device_roofline", "catalog_rooflines", "decode_batching",
+           "measured_roofline", "CATALOG_DEVICES"]
+
+#: The devices of Figure 3.7.1, in legend order.
+CATALOG_DEVICES = ("A100 SXM 80GB", "H100 SXM 80GB", "H200 SXM 141GB", "MI300X", "TPU v5e", "TPU v5p")
 
 #: The intensities every roofline of the section spans, FLOP/byte.
 INTENSITY_RANGE = (1 / 32, 8192.0)
@@ -143,7 +149,7 @@ def device_roofline(fig, device="H100 SXM 80GB", gemm_size=1024, precision="bf16
                           linestyle="-", mark_ridge=False)
             ax.lines[-1].set_alpha(0.35)
             ax.lines[-1].set_linewidth(1.0)
-    bytes_per = 2 if precision in ("bf16", "fp16") else (1 if precision in ("fp8", "int8") else 4)
+    bytes_per = precision_bytes(precision)
     gemm_i = float(gemm_intensity(gemm_size, gemm_size, gemm_size, bytes_per))
     add_i = float(elementwise_intensity(1, 3, bytes_per))
     plot_roofline(ax, peak, bw, {"vector add": add_i, f"GEMM {gemm_size}\u00b3": gemm_i},
@@ -165,7 +171,7 @@ def catalog_rooflines(fig, names=None, precision="bf16", kernels=None):
     """The roofs of several catalog devices on one set of axes, ridge points dotted, with kernels
     (name -> intensity) marked on the x axis as vertical bands. Returns the axes."""
     ax = style_axes(fig.subplots())
-    names = names or ("A100 SXM 80GB", "H100 SXM 80GB", "H200 SXM 141GB", "MI300X", "TPU v5e", "TPU v5p")
+    names = names or CATALOG_DEVICES
     palette = [COLORS[c] for c in ("blue", "orange", "green", "vermillion", "purple", "sky", "black")]
     styles = ["-", "--", "-.", ":", (0, (5, 1, 1, 1)), (0, (3, 1, 1, 1, 1, 1)), "-"]
     for i, name in enumerate(names):
@@ -187,8 +193,12 @@ def catalog_rooflines(fig, names=None, precision="bf16", kernels=None):
 def decode_batching(fig, n_params=7e9, names=("A100 SXM 80GB", "H100 SXM 80GB"), precision="bf16",
                     bytes_per_param=2, kv_bytes_per_seq=0.0, batches=None):
     """Left: decode throughput (tokens/s) against batch size on each device, ridge batch marked.
-    Right: the fraction of peak FLOP/s decoding uses. Returns the two axes."""
-    batches = np.asarray(batches if batches is not None else 2.0 ** np.arange(0, 12))
+    Right: the fraction of peak FLOP/s decoding uses. Returns the two axes.
+
+    The curves are sampled densely over the span of ``batches`` (1 to 2048 by default) and at each
+    device's ridge batch, so their corners sit exactly at the ridge; dots mark ``batches`` themselves
+    (the powers of two by default)."""
+    span = np.asarray(batches if batches is not None else 2.0 ** np.arange(0, 12), dtype=float)
     ax_t, ax_u = fig.subplots(1, 2)
     for ax in (ax_t, ax_u):
         style_axes(ax)
@@ -196,15 +206,17 @@ def decode_batching(fig, n_params=7e9, names=("A100 SXM 80GB", "H100 SXM 80GB"),
     for i, name in enumerate(names):
         acc = get_accelerator(name)
         peak, bw = acc.peak(precision), acc.memory_bandwidth
-        tokens = decode_tokens_per_second(batches, n_params, peak, bw, bytes_per_param, kv_bytes_per_seq)
-        used = 2.0 * n_params * tokens / peak
-        color = palette[i % len(palette)]
-        ax_t.plot(batches, tokens, marker="o", markersize=3.5, color=color, linestyle=["-", "--"][i % 2],
-                  label=acc.name)
-        ax_u.plot(batches, used, marker="o", markersize=3.5, color=color, linestyle=["-", "--"][i % 2],
-                  label=acc.name)
-        ridge_batch = acc.ridge_point(precision) * bytes_per_param / 2.0
-        if kv_bytes_per_seq == 0 and batches[0] <= ridge_batch <= batches[-1]:
+        ridge_batch = float(decode_ridge_batch(peak, bw, bytes_per_param))
+        dense = np.geomspace(span.min(), span.max(), 400)
+        if kv_bytes_per_seq == 0 and span.min() < ridge_batch < span.max():
+            dense = np.union1d(dense, [ridge_batch])
+        color, style = palette[i % len(palette)], ["-", "--"][i % 2]
+        tokens = decode_tokens_per_second(dense, n_params, peak, bw, bytes_per_param, kv_bytes_per_seq)
+        dots = decode_tokens_per_second(span, n_params, peak, bw, bytes_per_param, kv_bytes_per_seq)
+        for ax, scale in ((ax_t, 1.0), (ax_u, 2.0 * n_params / peak)):   # right: FLOP/s used over peak
+            ax.plot(dense, tokens * scale, color=color, linestyle=style, label=acc.name)
+            ax.plot(span, dots * scale, color=color, marker="o", markersize=3.5, linestyle="none")
+        if kv_bytes_per_seq == 0 and span.min() <= ridge_batch <= span.max():
             ax_u.axvline(ridge_batch, color=color, linestyle=":", linewidth=1.2)
     for ax in (ax_t, ax_u):
         ax.set_xscale("log", base=2)
@@ -215,7 +227,7 @@ def decode_batching(fig, n_params=7e9, names=("A100 SXM 80GB", "H100 SXM 80GB"),
     ax_u.set_ylim(0, 1.05)
     ax_u.set_ylabel("fraction of peak FLOP/s used")
     ax_u.legend(loc="upper left", fontsize=8)
-    intensity = decode_intensity(batches, n_params, bytes_per_param, kv_bytes_per_seq)
+    intensity = decode_intensity(span, n_params, bytes_per_param, kv_bytes_per_seq)
     ax_t.set_title(f"{n_params / 1e9:g}B parameters, {bytes_per_param:g} bytes each", fontsize=9,
                    fontweight="normal")
     ax_u.set_title(f"intensity from {intensity[0]:g} to {intensity[-1]:g} FLOP/B", fontsize=9,
