@@ -39,6 +39,11 @@ for peak rate P (FLOP/s) and memory bandwidth B (bytes/s).
 3.2 (PCIe, NVLink, InfiniBand, Ethernet) as :class:`Link` entries, again in
 bytes/s per direction, each with its source.
 
+:data:`INSTANCE_PRICES` holds a few published hourly prices of cloud servers
+of eight GPUs (Section 3.2's cost of scaling up), as :class:`InstancePrice`
+entries with the source and the date of every price. Prices are dated facts,
+not constants: they differ between providers, contracts and years.
+
 Peaks are what the silicon can do under ideal conditions; sustained rates on
 real kernels are lower (Section 3.9 calls the ratio MFU).
 """
@@ -64,6 +69,9 @@ __all__ = [
     "LINKS",
     "get_accelerator",
     "accelerator_table",
+    "PRICINGS",
+    "InstancePrice",
+    "INSTANCE_PRICES",
 ]
 
 #: Precision names a peak rate may be given for, from the widest to the narrowest.
@@ -834,3 +842,111 @@ def accelerator_table(precision: str = "bf16", names=None) -> list[dict]:
             }
         )
     return rows
+
+
+# --- prices -------------------------------------------------------------------------------------
+
+#: How an hourly price was offered.
+PRICINGS: tuple[str, ...] = ("on-demand", "capacity block")
+
+
+@dataclass(frozen=True)
+class InstancePrice:
+    """One published hourly price of a cloud server of accelerators, with its source.
+
+    Parameters
+    ----------
+    instance : str
+        Provider and instance type, e.g. ``"AWS p5.48xlarge"``.
+    chip : str
+        The catalog entry whose compute figures the devices share (any spelling
+        :func:`get_accelerator` accepts; stored as the catalog name). An A100
+        with 40 GB has the compute of the catalog's A100 SXM 80GB and its own
+        ``device_memory_bytes``.
+    devices : int
+        Accelerators in the instance, whole >= 1.
+    device_memory_bytes : float
+        Memory of one of them in bytes (10**9 per GB, as the provider prints it), > 0.
+    usd_per_hour : float
+        Price of the whole instance for one hour, in US dollars, > 0.
+    pricing : str
+        One of :data:`PRICINGS`.
+    region : str
+        Where the price applies.
+    source : str
+        Citation (document title, URL and the date the price applied or was read).
+    notes : str, optional
+        How the row was read.
+
+    Examples
+    --------
+    >>> row = INSTANCE_PRICES["AWS p5.48xlarge, capacity block"]
+    >>> round(row.usd_per_device_hour, 3), row.device_memory_bytes / 1e9
+    (4.916, 80.0)
+    """
+
+    instance: str
+    chip: str
+    devices: int
+    device_memory_bytes: float
+    usd_per_hour: float
+    pricing: str
+    region: str
+    source: str
+    notes: str = field(default="", repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "instance", _text("instance", self.instance))
+        object.__setattr__(self, "chip", get_accelerator(self.chip).name)
+        object.__setattr__(self, "devices", _whole_number("devices", self.devices))
+        object.__setattr__(self, "device_memory_bytes",
+                           _positive_number("device_memory_bytes", self.device_memory_bytes))
+        object.__setattr__(self, "usd_per_hour", _positive_number("usd_per_hour", self.usd_per_hour))
+        object.__setattr__(self, "pricing", check_choice("pricing", self.pricing, PRICINGS))
+        _text("region", self.region)
+        _text("source", self.source)
+        _text("notes", self.notes, allow_empty=True)
+
+    @property
+    def key(self) -> str:
+        """The row's name in :data:`INSTANCE_PRICES`: instance and pricing."""
+        return f"{self.instance}, {self.pricing}"
+
+    @property
+    def usd_per_device_hour(self) -> float:
+        """Dollars per accelerator-hour: the instance's price over its accelerators."""
+        return self.usd_per_hour / self.devices
+
+    def peak(self, precision: str = "bf16") -> float:
+        """Dense peak FLOP/s of one accelerator at ``precision``, from the catalog entry :attr:`chip`."""
+        return get_accelerator(self.chip).peak(precision)
+
+
+_AWS_CAPACITY_BLOCKS = (
+    "Amazon Web Services, Amazon EC2 Capacity Blocks for ML Pricing, reservation rates as listed until "
+    "1 January 2025 (effective instance and accelerator hourly rates), "
+    "https://aws.amazon.com/ec2/capacityblocks/pricing/ (read 2026-11-22 from a copy of the page)"
+)
+_AWS_ON_DEMAND = (
+    "Data Receipts, '109 - What an H100 actually costs per hour', hyperscalers.json: AWS on-demand Linux "
+    "prices in us-east-1 retrieved 2026-11-09 from the AWS price list, "
+    "https://github.com/datareceipts/data-receipts/tree/main/109-gpu-pricing"
+)
+
+_PRICE_ENTRIES = (
+    InstancePrice("AWS p4d.24xlarge", "A100 SXM 80GB", 8, 40e9, 14.75, "capacity block", "US East (Ohio)",
+                  _AWS_CAPACITY_BLOCKS, "8 x A100 with 320 GB of HBM2 in all: the 40 GB A100."),
+    InstancePrice("AWS p5.48xlarge", "H100 SXM 80GB", 8, 80e9, 39.33, "capacity block", "US East (Ohio)",
+                  _AWS_CAPACITY_BLOCKS, "8 x H100 with 640 GB of HBM3; $4.916 per accelerator-hour."),
+    InstancePrice("AWS p5e.48xlarge", "H200 SXM 141GB", 8, 141e9, 43.26, "capacity block", "US East (Ohio)",
+                  _AWS_CAPACITY_BLOCKS, "8 x H200 with 1128 GB of HBM3e; $5.408 per accelerator-hour."),
+    InstancePrice("AWS p4d.24xlarge", "A100 SXM 80GB", 8, 40e9, 21.957642, "on-demand", "us-east-1",
+                  _AWS_ON_DEMAND, "8 x A100 SXM 40GB."),
+    InstancePrice("AWS p4de.24xlarge", "A100 SXM 80GB", 8, 80e9, 27.44705, "on-demand", "us-east-1",
+                  _AWS_ON_DEMAND, "8 x A100 SXM 80GB: the same chips as p4d with twice the memory."),
+    InstancePrice("AWS p5.48xlarge", "H100 SXM 80GB", 8, 80e9, 55.04, "on-demand", "us-east-1",
+                  _AWS_ON_DEMAND, "8 x H100 SXM 80GB."),
+)
+
+#: Published hourly prices of eight-GPU cloud servers (Section 3.2), by ``"<instance>, <pricing>"``.
+INSTANCE_PRICES: Mapping[str, InstancePrice] = MappingProxyType({row.key: row for row in _PRICE_ENTRIES})

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validate import (
+    as_count,
     check_broadcast,
     check_fraction,
     check_nonnegative,
@@ -37,6 +38,10 @@ BYTES_PER_PARAM: dict[str, float] = {
     "infer_fp16": 2.0,
     "infer_int8": 1.0,
 }
+
+#: How far past a whole number of devices (counted in devices) a state may come out of the division and
+#: still count as an exact fit: rounding noise, not a real excess.
+_FIT_TOLERANCE = 1e-6
 
 
 def _bytes_per_param(value):
@@ -149,6 +154,11 @@ def devices_to_hold(n_params, bytes_per_param, device_memory_bytes, usable_fract
     -------
     int or numpy.ndarray of int
 
+    Raises
+    ------
+    ValueError
+        An input out of its range, or a count beyond 2**53 (a model no catalog could hold).
+
     Examples
     --------
     >>> devices_to_hold(70e9, "train_mixed_adam", 80e9)
@@ -157,15 +167,20 @@ def devices_to_hold(n_params, bytes_per_param, device_memory_bytes, usable_fract
     2
     >>> devices_to_hold(70e9, "infer_fp16", 80e9, extra_bytes=40e9)    # plus a 40 GB KV cache
     3
+    >>> devices_to_hold(72e9, "infer_fp16", 80e9)                       # 144 GB on 72 GB each: exactly two
+    2
     """
     extra = check_nonnegative("extra_bytes", extra_bytes)
     need = np.asarray(model_bytes(n_params, bytes_per_param)) + extra
     mem = check_positive("device_memory_bytes", device_memory_bytes)
     u = check_fraction("usable_fraction", usable_fraction, open_low=True)
     nb, mb, ub = check_broadcast(model_bytes=need, device_memory_bytes=mem, usable_fraction=u)
-    # a relative tolerance keeps an exact fit from rounding up to one device too many
-    count = np.ceil(nb / (mb * ub) * (1 - 1e-12)).astype(int)
-    count = np.maximum(count, 1)
-    if all(np.ndim(x) == 0 for x in (need, mem, u, extra)):
-        return int(count)
-    return count
+    room = mb * ub                                   # usable bytes per device
+    count = np.maximum(np.ceil(nb / room), 1.0)      # in float: no integer overflow
+    # An exact fit (say 144 GB on two devices of 72 GB) can come out of the division a hair above a
+    # whole number. The tolerance is in devices, not relative to the count: a state that exceeds
+    # count - 1 devices by less than a millionth of one device (under 0.1 MB of an 80 GB device)
+    # still fits in them, while a large count (1e25 parameters) is rounded up as the division says.
+    excess = nb / room - (count - 1.0)
+    count = np.where((count > 1.0) & (excess <= _FIT_TOLERANCE), count - 1.0, count)
+    return as_count("device count", count)

@@ -38,7 +38,27 @@ def test_devices_needed_bars_are_the_device_counts(fig, n_params):
     assert bars == train + serve
     assert [t.get_text() for t in ax.get_xticklabels()] == ["A100", "H100", "H200", "MI300X", "TPU v4", "TPU v5e",
                                                              "TPU v5p"]
-    assert _lines(ax)["one 8-GPU server"][1][0] == 8
+    server = [c for c in ax.collections if c.get_label() == "one 8-GPU server (GPUs only)"]
+    assert len(server) == 1
+    (start, level), (end, _) = server[0].get_segments()[0]
+    gpus = [i for i, d in enumerate(names) if sl.CATALOG[d].kind == "GPU"]
+    assert level == 8 and start == min(gpus) - 0.5 and end == max(gpus) + 0.5      # over the GPU bars only
+    assert all(sl.CATALOG[d].kind == "TPU" for d in names[max(gpus) + 1:])
+
+
+@pytest.mark.parametrize("n_params", [70e9, 2e12])
+def test_devices_needed_legend_clears_the_bars(fig, n_params):
+    """The legend sits above the axes, so it covers no bar and no bar label (the 2T frame included)."""
+    fig.set_size_inches(6.4, 3.0)
+    fig.set_layout_engine("constrained")
+    ax = s3_2.devices_needed(fig, n_params)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    legend = ax.get_legend().get_window_extent(renderer)
+    top_of_axes = ax.get_window_extent(renderer).y1
+    assert legend.y0 >= top_of_axes - 1
+    for text in ax.texts:
+        assert not legend.overlaps(text.get_window_extent(renderer))
 
 
 def test_bandwidth_hierarchy_bars_come_from_the_catalog(fig):
@@ -70,6 +90,40 @@ def test_tensor_parallel_placement_curves(fig):
     # the numbers of the text and caption: above 0.9 inside the server, about 0.4 one step past it
     assert placed[t == 8][0] > 0.9 and round(placed[t == 16][0], 2) == 0.38
     assert 1 - all_ib[t == 8][0] > 0.4
+
+
+def test_tensor_parallel_placement_refuses_bad_arguments(fig):
+    for bad in (0, -4, 1, 2.5):
+        with pytest.raises(ValueError, match="tp_max"):
+            s3_2.tensor_parallel_placement(fig, tp_max=bad)
+    with pytest.raises(ValueError, match="power of two"):
+        s3_2.tensor_parallel_placement(fig, tp_max=100)                  # no longer cut silently to 64
+    with pytest.raises(TypeError, match="tp_max"):
+        s3_2.tensor_parallel_placement(fig, tp_max=[8, 16])
+    with pytest.raises(ValueError, match="hidden"):
+        s3_2.tensor_parallel_placement(fig, hidden=-1)
+    with pytest.raises(ValueError, match="achieved_flops"):
+        s3_2.tensor_parallel_placement(fig, achieved_flops=0)
+    with pytest.raises(ValueError, match="gpus_per_node"):
+        s3_2.tensor_parallel_placement(fig, gpus_per_node=0)
+
+
+def test_tensor_parallel_placement_draws_every_power_of_two(fig):
+    ax = s3_2.tensor_parallel_placement(fig, tp_max=16)
+    t, _ = _lines(ax)["NVLink inside a server, InfiniBand beyond"]
+    assert t.tolist() == [1, 2, 4, 8, 16]
+
+
+def test_tp_link_validates_and_switches_at_the_server():
+    np.testing.assert_array_equal(s3_2.tp_link([1, 8, 16]), [300e9, 300e9, 25e9])
+    assert s3_2.tp_link(16, network=50e9) == 50e9
+    for kwargs, name in ((dict(nvlink=-1.0), "nvlink"), (dict(network=-25e9), "network"),
+                         (dict(gpus_per_node=0), "gpus_per_node"), (dict(tp=0), "tp")):
+        args = dict(tp=8) | kwargs
+        with pytest.raises(ValueError, match=name):
+            s3_2.tp_link(**args)
+    with pytest.raises(TypeError, match="nvlink"):
+        s3_2.tp_link(8, nvlink=[300e9, 450e9])
 
 
 # --- Section 3.4 ----------------------------------------------------------------------------------------------

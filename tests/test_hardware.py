@@ -14,7 +14,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import scalinglib as sl
-from scalinglib.hardware import KINDS, NUMERIC_FIELDS, PRECISIONS, Accelerator, Link
+from scalinglib.hardware import (
+    INSTANCE_PRICES,
+    KINDS,
+    NUMERIC_FIELDS,
+    PRECISIONS,
+    PRICINGS,
+    Accelerator,
+    InstancePrice,
+    Link,
+)
 
 NVIDIA = [name for name, acc in sl.CATALOG.items() if acc.vendor == "NVIDIA"]
 ALL_FIELDS = [f.name for f in dataclasses.fields(Accelerator)]
@@ -375,3 +384,58 @@ def test_link_refuses_bad_values_by_name():
         Link("x", 1e9, "rack", "a source, https://example.com")
     with pytest.raises(TypeError, match="source"):
         Link("x", 1e9, "host", None)
+
+
+# --- published prices (Section 3.2.6) ------------------------------------------------------------
+
+def test_every_price_row_has_a_dated_source_with_a_url():
+    assert len(INSTANCE_PRICES) == 6
+    for key, row in INSTANCE_PRICES.items():
+        assert isinstance(row, InstancePrice) and key == row.key
+        assert "https://" in row.source and "202" in row.source          # a URL and the date of the price
+        assert row.pricing in PRICINGS and row.chip in sl.CATALOG
+        assert row.devices == 8 and row.notes
+
+
+def test_capacity_block_rates_are_the_printed_ones():
+    """The page prints instance rates and accelerator rates; the one is the other times eight."""
+    printed = {"p4d.24xlarge": (14.75, 1.844, 320e9), "p5.48xlarge": (39.33, 4.916, 640e9),
+               "p5e.48xlarge": (43.26, 5.408, 1128e9)}
+    for instance, (hourly, per_gpu, memory) in printed.items():
+        row = INSTANCE_PRICES[f"AWS {instance}, capacity block"]
+        assert row.usd_per_hour == hourly and row.region == "US East (Ohio)"
+        assert row.usd_per_device_hour == pytest.approx(per_gpu, abs=1e-3)
+        assert row.devices * row.device_memory_bytes == memory
+
+
+def test_on_demand_rates_are_the_transcribed_ones():
+    per_gpu = {"p4d.24xlarge": (2.7447, 40e9), "p4de.24xlarge": (3.4309, 80e9), "p5.48xlarge": (6.88, 80e9)}
+    for instance, (rate, memory) in per_gpu.items():
+        row = INSTANCE_PRICES[f"AWS {instance}, on-demand"]
+        assert row.usd_per_device_hour == pytest.approx(rate, abs=1e-4) and row.region == "us-east-1"
+        assert row.device_memory_bytes == memory
+
+
+def test_price_rows_take_compute_from_the_catalog():
+    a100_40 = INSTANCE_PRICES["AWS p4d.24xlarge, on-demand"]
+    assert a100_40.chip == "A100 SXM 80GB" and a100_40.peak() == 312e12      # the 40 GB A100 has the same peak
+    assert a100_40.device_memory_bytes == 40e9
+    assert INSTANCE_PRICES["AWS p5e.48xlarge, capacity block"].peak("fp8") == sl.get_accelerator("H200").peak("fp8")
+
+
+@pytest.mark.parametrize(("change", "error", "match"), [
+    (dict(devices=0), ValueError, "devices"),
+    (dict(devices=2.5), ValueError, "devices"),
+    (dict(device_memory_bytes=-80e9), ValueError, "device_memory_bytes"),
+    (dict(usd_per_hour=0.0), ValueError, "usd_per_hour"),
+    (dict(usd_per_hour="39.33"), TypeError, "usd_per_hour"),
+    (dict(pricing="spot"), ValueError, "pricing"),
+    (dict(chip="B200"), ValueError, "name"),
+    (dict(source=None), TypeError, "source"),
+    (dict(instance=""), ValueError, "instance"),
+])
+def test_price_row_refuses_bad_values_by_name(change, error, match):
+    args = dict(instance="AWS p5.48xlarge", chip="H100", devices=8, device_memory_bytes=80e9, usd_per_hour=39.33,
+                pricing="capacity block", region="US East (Ohio)", source="a source, https://example.com, 2024")
+    with pytest.raises(error, match=match):
+        InstancePrice(**(args | change))

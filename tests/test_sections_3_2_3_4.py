@@ -92,6 +92,142 @@ def test_traffic_table_is_printed():
     assert "TP          135.3      0.45 s           5.41 s" in text
 
 
+def test_memory_units_sentence():
+    """Cell 4: GB of 1e9 bytes; the TPUs' GiB figures converted to the printed 34 and 102 GB."""
+    v4, v5p = sl.get_accelerator("v4"), sl.get_accelerator("v5p")
+    assert v4.memory_bytes == 32 * 2**30 and round(v4.memory_bytes / 1e9) == 34
+    assert v5p.memory_bytes == 95 * 2**30 and round(v5p.memory_bytes / 1e9) == 102
+    text = _printed(S32)
+    assert "TPU v4               34" in text and "TPU v5p             102" in text
+
+
+def test_more_than_a_decade():
+    fastest = max(sl.CATALOG.values(), key=lambda a: a.peak("bf16"))
+    years = 6 * 175e9 * 300e9 / (0.5 * fastest.peak("bf16")) / (365.25 * 86400)
+    assert 10 < years < 20                     # "in less than a decade" is false: it takes 15.3 years
+
+
+def test_tp_over_the_network_is_three_quarters_of_the_compute():
+    traffic = sl.step_traffic(175e9, 96, 12288, microbatches=32, tp=8, pp=8, dp=16)
+    ratio = traffic["tp"] / sl.LINKS["InfiniBand HDR"].bandwidth / (traffic["flops"] / 150e12)
+    assert round(ratio, 2) == 0.75
+    assert "TP over one HDR port / compute: 0.75" in _printed(S32)
+
+
+def _rho_by_hand(t, h, x, bandwidth, b=1, seq=2048):
+    """The derivation of 3.2.5, term by term."""
+    sent = 4 * 2 * (t - 1) / t * (2 * b * seq * h)
+    flops = 72 * b * seq * h**2 / t
+    return (sent / bandwidth) / (flops / x)
+
+
+@pytest.mark.parametrize("t", [1, 2, 4, 8, 16, 64])
+@pytest.mark.parametrize("h", [2048, 8192, 12288])
+@pytest.mark.parametrize("bandwidth", [300e9, 25e9])
+def test_tp_derivation_agrees_with_the_library(t, h, bandwidth):
+    """b and L cancel, and the bytes-over-FLOPs ratio is the library's (2/9)(t-1) X beta_link / h."""
+    lib = sl.tensor_parallel_comm_fraction(t, h, 150e12, bandwidth)
+    assert _rho_by_hand(t, h, 150e12, bandwidth) == pytest.approx(lib, rel=1e-12)
+    assert _rho_by_hand(t, h, 150e12, bandwidth, b=4, seq=4096) == pytest.approx(lib, rel=1e-12)
+    assert lib == pytest.approx(2 / 9 * (t - 1) * 150e12 / bandwidth / h, rel=1e-12)
+
+
+def test_tp_derivation_numbers_are_printed():
+    h, t = 12288, 8
+    sent = 4 * 2 * (t - 1) / t * (2 * 2048 * h)
+    assert round(sent / 1e6) == 352 and round(72 * 2048 * h**2 / t / 1e12, 2) == 2.78
+    traffic = sl.step_traffic(175e9, 96, h, microbatches=32, tp=8, pp=8, dp=16)
+    assert traffic["tp"] / (32 * 96 / 8) == pytest.approx(sent)      # step_traffic counts the same bytes
+    text = _printed(S32)
+    assert "per layer and micro-batch: 352 MB sent, 2.78 TFLOP computed per GPU" in text
+    assert "rho_TP by hand 0.0633, (2/9)(t-1) X beta_link / h 0.0633, library 0.0633" in text
+
+
+def _price(key):
+    return sl.hardware.INSTANCE_PRICES[key]
+
+
+def test_price_steps_of_3_2_6():
+    """Each step up costs less than in proportion to what it adds (the prose's 1.25, 1.10, 2.5-2.7, 3.17)."""
+    def step(small, big):
+        a, z = _price(small), _price(big)
+        return (z.usd_per_device_hour / a.usd_per_device_hour, z.device_memory_bytes / a.device_memory_bytes,
+                z.peak() / a.peak())
+    price, memory, peak = step("AWS p4d.24xlarge, on-demand", "AWS p4de.24xlarge, on-demand")
+    assert (round(price, 2), memory, peak) == (1.25, 2.0, 1.0)
+    price, memory, peak = step("AWS p5.48xlarge, capacity block", "AWS p5e.48xlarge, capacity block")
+    assert (round(price, 2), round(memory, 2), peak) == (1.10, 1.76, 1.0)
+    cb, od = (step("AWS p4d.24xlarge, " + p, "AWS p5.48xlarge, " + p) for p in ("capacity block", "on-demand"))
+    assert round(cb[0], 2) == 2.67 and round(od[0], 2) == 2.51 and round(cb[2], 2) == 3.17 and cb[1] == 2.0
+    for price, memory, peak in (cb, od, step("AWS p4d.24xlarge, on-demand", "AWS p4de.24xlarge, on-demand"),
+                                step("AWS p5.48xlarge, capacity block", "AWS p5e.48xlarge, capacity block")):
+        assert price < max(memory, peak)        # never in proportion to what the step adds
+        assert price / memory < 1 or price / peak < 1
+    text = _printed(S32)
+    assert "H100 -> H200             (capacity block): price x1.10, memory x1.76, bf16 peak x1.00" in text
+    assert "A100 40 GB -> A100 80 GB (on-demand     ): price x1.25, memory x2.00, bf16 peak x1.00" in text
+
+
+def test_per_gb_and_per_flops_prices():
+    """The bigger part is cheaper per GB, and per FLOP/s where the FLOP/s grow; memory alone raises $/FLOP/s."""
+    def per_gb(k):
+        return _price(k).usd_per_device_hour / (_price(k).device_memory_bytes / 1e9)
+
+    def per_flops(k):
+        return _price(k).usd_per_device_hour / _price(k).peak()
+    assert per_gb("AWS p4de.24xlarge, on-demand") < per_gb("AWS p4d.24xlarge, on-demand")
+    assert per_gb("AWS p5e.48xlarge, capacity block") < per_gb("AWS p5.48xlarge, capacity block")
+    for pricing in ("capacity block", "on-demand"):
+        assert per_flops(f"AWS p5.48xlarge, {pricing}") < per_flops(f"AWS p4d.24xlarge, {pricing}")
+    assert per_flops("AWS p4de.24xlarge, on-demand") > per_flops("AWS p4d.24xlarge, on-demand")
+
+
+def test_holding_a_175b_model_on_h100s_and_h200s():
+    h100, h200 = _price("AWS p5.48xlarge, capacity block"), _price("AWS p5e.48xlarge, capacity block")
+    n100 = sl.devices_to_hold(175e9, "infer_fp16", h100.device_memory_bytes)
+    n200 = sl.devices_to_hold(175e9, "infer_fp16", h200.device_memory_bytes)
+    assert (n100, n200) == (5, 3)
+    cost100, cost200 = n100 * h100.usd_per_device_hour, n200 * h200.usd_per_device_hour
+    assert round(cost100, 2) == 24.58 and round(cost200, 2) == 16.22
+    assert round(cost200 / cost100, 2) == 0.66                       # "about a third less"
+    g100, g200 = sl.get_accelerator("H100"), sl.get_accelerator("H200")   # "less compute and bandwidth in total"
+    assert n200 * g200.peak() < n100 * g100.peak() and n200 * g200.memory_bandwidth < n100 * g100.memory_bandwidth
+    text = _printed(S32)
+    assert "3 GPUs x $5.41 = $16.22 per hour" in text and "H200s / H100s: 0.66" in text
+
+
+def test_scale_out_pays_one_over_e():
+    x, nv, hdr = 150e12, 300e9, 25e9
+    bills = [1 / sl.scaling_efficiency(sl.tensor_parallel_comm_fraction(t, 12288, x, bw))
+             for t, bw in ((8, nv), (8, hdr), (16, hdr))]
+    assert [round(b, 2) for b in bills] == [1.06, 1.76, 2.63]
+    assert bills[2] > 2                                              # "more than doubles it"
+    text = _printed(S32)
+    assert "E = 0.38: pays for 2.63 x the GPU-hours of the work" in text
+
+
+def test_devices_to_hold_at_the_extremes():
+    """Large counts are exact, absurd ones are refused, exact fits stay exact."""
+    assert sl.devices_to_hold(1e25, 16, 80e9) == 2_222_222_222_222_223
+    with pytest.raises(ValueError, match="device count"):
+        sl.devices_to_hold(1e30, 16, 80e9)
+    assert sl.devices_to_hold(72e9, "infer_fp16", 80e9) == 2                 # 144 GB on 2 x 72 GB
+    assert sl.devices_to_hold(72e9 + 1e6, "infer_fp16", 80e9) == 3           # 2 MB more does not fit
+    assert sl.devices_to_hold(1e-3, 16, 80e9) == 1
+    counts = sl.devices_to_hold([7e9, 70e9, 1e25], 16, 80e9)
+    assert counts.dtype == np.int64 and counts.tolist() == [2, 16, 2_222_222_222_222_223]
+
+
+def test_step_traffic_takes_one_layout():
+    for name in ("n_params", "n_layers", "hidden", "seq_len", "micro_batch", "microbatches", "tp", "pp", "dp",
+                 "bytes_per_value"):
+        args = dict(n_params=175e9, n_layers=96, hidden=12288, seq_len=2048, micro_batch=1, microbatches=8,
+                    tp=8, pp=8, dp=16, bytes_per_value=2)
+        args[name] = np.array([args[name], args[name]])
+        with pytest.raises(TypeError, match=name):
+            sl.step_traffic(**args)
+
+
 # --- Section 3.4 ------------------------------------------------------------------------------------------------
 
 def test_dean_and_barroso_in_the_notebook():

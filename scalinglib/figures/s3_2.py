@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validate import check_positive, check_scalar, check_whole
 from ..hardware import CATALOG, LINKS, get_accelerator
 from ..layout import A100_ACHIEVED_FLOPS, tensor_parallel_comm_fraction
 from ..memory import BYTES_PER_PARAM, devices_to_hold
 from ..plots import COLORS, IDEAL, log2_axis, style_axes
+
+#: GPUs per server in the catalog (every GPU entry has devices_per_node == 8): the line drawn in devices_needed.
+GPUS_PER_SERVER = 8
 
 
 def short_name(name: str) -> str:
@@ -34,7 +38,10 @@ def devices_table(n_params, devices=None, usable_fraction=0.9):
 
 def devices_needed(fig, n_params, devices=None, usable_fraction=0.9):
     """Grouped bars: devices needed to hold an ``n_params`` model's training state and its serving
-    weights on each catalog device, on a log axis, with one 8-device server marked. Returns the axes."""
+    weights on each catalog device, on a log axis. A dotted line at eight devices runs over the GPUs
+    only: a GPU server holds eight of them, while TPUs come four to a host and their inter-chip links
+    join a whole pod, so no server boundary applies to them. The legend sits above the axes, clear of
+    every bar. Returns the axes."""
     table = devices_table(n_params, devices, usable_fraction)
     ax = style_axes(fig.subplots())
     x = np.arange(len(table))
@@ -49,17 +56,21 @@ def devices_needed(fig, n_params, devices=None, usable_fraction=0.9):
         for bar in bars:
             ax.annotate(f"{int(bar.get_height()):,}", (bar.get_x() + bar.get_width() / 2, bar.get_height()),
                         xytext=(0, 2), textcoords="offset points", ha="center", fontsize=7.5)
-    ax.axhline(8, color=COLORS["grey"], linestyle=":", linewidth=1.3, label="one 8-GPU server")
+    gpus = [i for i, name in enumerate(table) if CATALOG[name].kind == "GPU"]
+    if gpus:
+        ax.hlines(GPUS_PER_SERVER, min(gpus) - 0.5, max(gpus) + 0.5, color=COLORS["grey"], linestyle=":",
+                  linewidth=1.3, label=f"one {GPUS_PER_SERVER}-GPU server (GPUs only)")
     ax.set_yscale("log", base=2)
     ax.set_ylim(0.7, 4096)
     ax.set_yticks([1, 4, 16, 64, 256, 1024, 4096])
     ax.set_yticklabels(["1", "4", "16", "64", "256", "1,024", "4,096"])
     ax.set_xticks(x)
     ax.set_xticklabels([short_name(n) for n in table], fontsize=8.5)
+    ax.set_xlim(-0.6, len(table) - 0.4)
     ax.set_ylabel("devices just to hold it")
-    ax.set_title(f"{count_label(n_params)} parameters, {usable_fraction:.0%} of each device's memory usable",
-                 fontsize=9.5, fontweight="normal")
-    ax.legend(loc="upper left", fontsize=8)
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, fontsize=7.5, frameon=False,
+              title=f"{count_label(n_params)} parameters, {usable_fraction:.0%} of each device's memory usable",
+              title_fontsize=9)
     return ax
 
 
@@ -101,22 +112,42 @@ def bandwidth_hierarchy(fig, device="H100 SXM 80GB"):
 
 
 def tp_link(tp, gpus_per_node=8, nvlink=300e9, network=None):
-    """The bandwidth a tensor-parallel group of ``tp`` GPUs communicates at: NVLink while it fits in one
-    server, the slowest link it crosses (one network port per GPU) once it spans servers."""
-    network = LINKS["InfiniBand HDR"].bandwidth if network is None else network
-    return np.where(np.asarray(tp) <= gpus_per_node, nvlink, network)
+    """The bandwidth (bytes/s per direction) a tensor-parallel group of ``tp`` GPUs communicates at: NVLink
+    while it fits in one server of ``gpus_per_node``, the slowest link it crosses (one network port per GPU,
+    InfiniBand HDR unless ``network`` is given) once it spans servers.
+
+    Raises ValueError for a degree or server size that is not a whole number >= 1, or a bandwidth <= 0.
+
+    >>> tp_link([8, 16]) / 1e9
+    array([300.,  25.])
+    """
+    t = check_whole("tp", tp)
+    per_node = check_whole("gpus_per_node", check_scalar("gpus_per_node", gpus_per_node))
+    fast = check_positive("nvlink", check_scalar("nvlink", nvlink))
+    slow = LINKS["InfiniBand HDR"].bandwidth if network is None else check_positive(
+        "network", check_scalar("network", network))
+    return np.where(t <= per_node, fast, slow)
 
 
 def tensor_parallel_placement(fig, hidden=12288, achieved_flops=A100_ACHIEVED_FLOPS, gpus_per_node=8,
                               tp_max=64):
-    """Scaling efficiency 1/(1 + rho_TP) against the tensor-parallel degree, when the group stays on
-    NVLink up to one server and must cross InfiniBand HDR beyond it; with the all-InfiniBand case for
-    comparison. Returns the axes."""
-    t = 2 ** np.arange(int(np.log2(tp_max)) + 1)
+    """Scaling efficiency 1/(1 + rho_TP) against the tensor-parallel degree t = 1, 2, 4, ..., ``tp_max``, when
+    the group stays on NVLink up to one server and must cross InfiniBand HDR beyond it; with the
+    all-InfiniBand case for comparison. Returns the axes.
+
+    ``tp_max`` must be a power of two >= 2; ``hidden`` and ``achieved_flops`` numbers > 0; ``gpus_per_node``
+    a whole number >= 1 (ValueError otherwise, TypeError for an array)."""
+    h = float(check_positive("hidden", check_scalar("hidden", hidden)))
+    x = float(check_positive("achieved_flops", check_scalar("achieved_flops", achieved_flops)))
+    gpus_per_node = int(check_whole("gpus_per_node", check_scalar("gpus_per_node", gpus_per_node)))
+    top = int(check_whole("tp_max", check_scalar("tp_max", tp_max), minimum=2))
+    if top & (top - 1):
+        raise ValueError(f"tp_max must be a power of two >= 2 (the axis doubles t); got {top}")
+    t = 2 ** np.arange(top.bit_length())
     nvlink = get_accelerator("A100").link_bandwidth
     ib = LINKS["InfiniBand HDR"].bandwidth
-    placed = 1 / (1 + tensor_parallel_comm_fraction(t, hidden, achieved_flops, tp_link(t, gpus_per_node, nvlink, ib)))
-    all_ib = 1 / (1 + tensor_parallel_comm_fraction(t, hidden, achieved_flops, ib))
+    placed = 1 / (1 + tensor_parallel_comm_fraction(t, h, x, tp_link(t, gpus_per_node, nvlink, ib)))
+    all_ib = 1 / (1 + tensor_parallel_comm_fraction(t, h, x, ib))
     ax = style_axes(fig.subplots())
     ax.plot(t, placed, marker="o", markersize=4, color=COLORS["blue"],
             label="NVLink inside a server, InfiniBand beyond")
@@ -130,7 +161,7 @@ def tensor_parallel_placement(fig, hidden=12288, achieved_flops=A100_ACHIEVED_FL
     ax.set_ylim(0, 1.05)
     ax.set_xlabel("tensor-parallel degree t")
     ax.set_ylabel(r"efficiency $1/(1 + \rho_\mathrm{TP})$")
-    ax.set_title(f"hidden size {hidden:,}, {achieved_flops / 1e12:g} TFLOP/s sustained per GPU",
+    ax.set_title(f"hidden size {h:,g}, {x / 1e12:g} TFLOP/s sustained per GPU",
                  fontsize=9.5, fontweight="normal")
     ax.legend(loc="lower left", fontsize=8)
     return ax
