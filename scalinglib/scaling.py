@@ -226,9 +226,12 @@ def spill_time(k, f, working_set, fast_memory, slowdown):
     ``1 - f`` is split K ways, and so is the working set; whatever share of a
     worker's slice does not fit in ``fast_memory`` runs ``slowdown`` times slower:
 
-    .. math:: T(K) = f + \frac{1 - f}{K}\Bigl[1 + (\sigma - 1)\max\Bigl(0,\, 1 - \frac{M K}{W}\Bigr)\Bigr]
+    .. math:: T(K) = f + \frac{1 - f}{K}\Bigl[1 + (\sigma - 1)\max\Bigl(0,\, 1 - \frac{M K}{V}\Bigr)\Bigr]
 
-    with W the working set, M the fast memory per worker and :math:`\sigma` the slowdown.
+    with V the working set (its volume in bytes; W is the chapter's letter for
+    work), M the fast memory per worker and :math:`\sigma` the slowdown. Every
+    slice fits once :math:`K \ge V/M`; the one-worker time is
+    :math:`f + (1 - f)\,[1 + (\sigma - 1)(1 - M/V)]` when :math:`V > M`.
 
     Parameters
     ----------
@@ -237,15 +240,26 @@ def spill_time(k, f, working_set, fast_memory, slowdown):
     f : float or array_like
         Serial fraction, in [0, 1].
     working_set : float or array_like
-        Bytes the parallel part touches, > 0.
+        V, bytes the parallel part touches, > 0.
     fast_memory : float or array_like
-        Fast memory per worker (cache, HBM) in bytes, > 0.
+        M, fast memory per worker (cache, HBM) in bytes, > 0 (any unit shared
+        with ``working_set`` works: only V/M matters).
     slowdown : float or array_like
-        How many times slower the spilled part runs, >= 1.
+        :math:`\sigma`, how many times slower the spilled part runs, >= 1.
 
     Returns
     -------
     float or numpy.ndarray
+        T(K) in units of the honest one-worker time; a float when every input is a scalar.
+
+    Raises
+    ------
+    ValueError
+        If ``k`` is not a whole number >= 1, ``f`` is outside [0, 1],
+        ``working_set`` or ``fast_memory`` is not > 0, ``slowdown`` is below 1,
+        or the shapes do not broadcast.
+    TypeError
+        If an argument is not a real number or an array of them.
 
     Examples
     --------

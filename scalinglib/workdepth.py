@@ -9,9 +9,12 @@ edge ``u -> v`` says that ``v`` needs the result of ``u``. Then
   the time on unboundedly many processors;
 * the **parallelism** W/D is the largest speedup any number of processors can get.
 
-On p processors every schedule needs at least ``max(W/p, D)``, and a greedy
+On p processors every schedule needs at least ``max(W/p, D)``. Brent (1974)
+showed that unit-time operations can be scheduled within ``D + (W - D)/p``;
+Graham's list-scheduling argument (1969) gives the same bound for any greedy
 schedule (one that never leaves a processor idle while an operation is ready)
-finishes within ``W/p + D`` (Brent 1974; Graham 1969 for arbitrary costs).
+with any costs. The book and :func:`brent_bounds` use the simpler, slightly
+looser ``W/p + D``.
 
 The builders make the DAGs of the section. The arithmetic ones (sums, scans,
 matrix products) also record what each operation computes, so
@@ -31,7 +34,16 @@ from typing import NamedTuple
 import networkx as nx
 import numpy as np
 
-from ._validate import check_broadcast, check_nonnegative, check_positive, check_whole, scalar_or_array
+from ._validate import (
+    as_float_array,
+    check_broadcast,
+    check_flag,
+    check_nonnegative,
+    check_positive,
+    check_scalar,
+    check_whole,
+    scalar_or_array,
+)
 
 __all__ = [
     "COST",
@@ -198,7 +210,10 @@ def brent_bounds(work, depth, p):
     The lower bound holds for every schedule: p processors do at most p units
     of work per unit of time, and no processor count shortens a chain of
     dependencies. The upper bound holds for every greedy schedule, one that
-    never leaves a processor idle while an operation is ready.
+    never leaves a processor idle while an operation is ready. It is the
+    simpler form of the sharper :math:`D + (W - D)/p`, which Brent proved for
+    unit-time operations and Graham's list-scheduling argument gives for any
+    greedy schedule with any costs.
 
     Parameters
     ----------
@@ -288,7 +303,11 @@ class Schedule:
 
     @property
     def bubble_fraction(self) -> float:
-        """Idle time divided by busy time; for a pipeline, the bubble fraction (p - 1)/m."""
+        """Idle time divided by busy time; for a GPipe pipeline, the bubble fraction (p - 1)/m.
+
+        This is the convention of Narayanan et al. (idle over compute), which can exceed 1.
+        The GPipe paper's convention, idle share of the total time, is ``1 - utilization``.
+        """
         return self.idle / self.busy
 
 
@@ -316,7 +335,9 @@ def greedy_schedule(dag, p, *, priority="critical-path", pinned=False) -> Schedu
     dag : networkx.DiGraph
         Acyclic; node ``cost`` attributes (default 1) >= 0.
     p : int
-        Number of processors, a whole number >= 1.
+        Number of processors, a single whole number >= 1. Any size is fine: at
+        most one processor per node can ever be busy, so the scheduler only
+        works with ``min(p, number of nodes)`` of them (``Schedule.p`` is ``p``).
     priority : {"critical-path", "fifo"}
         Which ready operation goes first: the one heading the costliest
         remaining chain (the usual choice, default), or the one that became
@@ -333,6 +354,8 @@ def greedy_schedule(dag, p, *, priority="critical-path", pinned=False) -> Schedu
 
     Raises
     ------
+    TypeError
+        If ``p`` is an array or list rather than one number.
     ValueError
         If ``p`` is not a whole number >= 1, ``priority`` is unknown, or a
         pinned node names a processor outside 0 ... p - 1.
@@ -343,11 +366,11 @@ def greedy_schedule(dag, p, *, priority="critical-path", pinned=False) -> Schedu
     4.0
     >>> greedy_schedule(pipeline_dag(4, 8, backward=0), 4, pinned=True).bubble_fraction
     0.375
+    >>> greedy_schedule(reduction_tree_dag(8), 10**9).makespan   # processors past the nodes idle
+    3.0
     """
     _check_dag(dag)
-    procs = int(check_whole("p", p))
-    if np.ndim(p) != 0:
-        raise ValueError(f"p must be a single whole number >= 1; got {p!r}")
+    procs = int(check_whole("p", check_scalar("p", p)))
     if priority not in PRIORITIES:
         raise ValueError(f"priority must be one of {', '.join(map(repr, PRIORITIES))}; got {priority!r}")
     order = list(nx.topological_sort(dag))
@@ -379,26 +402,41 @@ def greedy_schedule(dag, p, *, priority="critical-path", pinned=False) -> Schedu
     for v in order:
         if waiting[v] == 0:
             make_ready(v, 0.0)
-    free = list(range(procs))
+    # free processors as a heap, lowest number first; at most one per node can ever be busy, so a
+    # huge p costs nothing, and a processor no pinned node names never works
+    free = sorted(set(home.values())) if pinned else list(range(min(procs, dag.number_of_nodes())))
     running: list = []
     tasks: list[Task] = []
     now = 0.0
+
+    def start(proc, queue):
+        _, i = heapq.heappop(queue)
+        v = order[i]
+        finish = now + _cost(dag, v)
+        tasks.append(Task(v, proc, now, finish))
+        heapq.heappush(running, (finish, proc, i))
+
     while True:
-        for proc in sorted(free):  # start ready work on every free processor, lowest number first
-            queue = ready.get(proc if pinned else None)
-            if queue:
-                _, i = heapq.heappop(queue)
-                v = order[i]
-                finish = now + _cost(dag, v)
-                tasks.append(Task(v, proc, now, finish))
-                heapq.heappush(running, (finish, proc, i))
-                free.remove(proc)
+        if pinned:   # each free processor takes the best of its own ready operations
+            still_free = []
+            while free:
+                proc = heapq.heappop(free)
+                queue = ready.get(proc)
+                if queue:
+                    start(proc, queue)
+                else:
+                    still_free.append(proc)
+            free = still_free   # ascending, so still a heap
+        else:        # the best ready operations go to the lowest-numbered free processors
+            queue = ready.get(None)
+            while free and queue:
+                start(heapq.heappop(free), queue)
         if not running:
             break
         now = running[0][0]
         while running and running[0][0] <= now:
             _, proc, i = heapq.heappop(running)
-            free.append(proc)
+            heapq.heappush(free, proc)
             for w in dag.successors(order[i]):
                 waiting[w] -= 1
                 if waiting[w] == 0:
@@ -429,6 +467,14 @@ def evaluate(dag, values) -> list[float]:
     list of float
         The outputs, in the order of ``dag.graph["outputs"]``.
 
+    Raises
+    ------
+    TypeError
+        If ``values`` holds something other than real numbers.
+    ValueError
+        If the DAG was not made by an arithmetic builder, or ``values`` has the
+        wrong length or holds NaN or infinity.
+
     Examples
     --------
     >>> evaluate(hillis_steele_scan_dag(5), [1, 2, 3, 4, 5])
@@ -439,7 +485,9 @@ def evaluate(dag, values) -> list[float]:
     _check_dag(dag)
     if "outputs" not in dag.graph or "inputs" not in dag.graph:
         raise ValueError("this DAG describes timing only; evaluate needs one made by an arithmetic builder")
-    x = np.asarray(values, dtype=float)
+    if not (values is None or isinstance(values, (str, bytes, list, tuple, np.ndarray, numbers.Number))):
+        values = np.asarray(values)   # a range or another iterable of numbers
+    x = as_float_array("values", values)
     if x.shape != (dag.graph["inputs"],):
         raise ValueError(f"values must hold {dag.graph['inputs']} numbers; got shape {x.shape}")
     result: dict = {}
@@ -460,17 +508,12 @@ def evaluate(dag, values) -> list[float]:
 
 
 def _count(name, value, minimum):
-    n = check_whole(name, value, minimum=minimum)
-    if np.ndim(value) != 0:
-        raise ValueError(f"{name} must be a single whole number >= {minimum}; got {value!r}")
-    return int(n)
+    return int(check_whole(name, check_scalar(name, value), minimum=minimum))
 
 
 def _cost_value(name, value, allow_zero=False):
-    arr = check_nonnegative(name, value) if allow_zero else check_positive(name, value)
-    if np.ndim(arr) != 0:
-        raise ValueError(f"{name} must be a single number; got {value!r}")
-    return float(arr)
+    value = check_scalar(name, value)
+    return float(check_nonnegative(name, value) if allow_zero else check_positive(name, value))
 
 
 def _op(dag, node, op, sources, cost, level, x):
@@ -589,7 +632,7 @@ def hillis_steele_scan_dag(n, cost=1.0):
     return dag
 
 
-def blelloch_scan_dag(n, cost=1.0):
+def blelloch_scan_dag(n, cost=1.0, inclusive=False):
     r"""Exclusive prefix sums, work-efficiently (Blelloch): an up-sweep and a down-sweep of a tree.
 
     The up-sweep is a tree reduction that leaves partial sums in place
@@ -602,6 +645,11 @@ def blelloch_scan_dag(n, cost=1.0):
     .. math:: W = 2(n - 1), \qquad D = 2\log_2 n
 
     Element i of the result holds :math:`x_0 + \dots + x_{i-1}` (and element 0 holds 0).
+    With ``inclusive=True`` one more round adds each :math:`x_i` back, giving the
+    inclusive scan :math:`x_0 + \dots + x_i` that :func:`hillis_steele_scan_dag`
+    computes, at the price of n more additions and one more level:
+
+    .. math:: W = 3n - 2, \qquad D = 2\log_2 n + 1
 
     Parameters
     ----------
@@ -609,6 +657,8 @@ def blelloch_scan_dag(n, cost=1.0):
         Length of the array, a power of two >= 2.
     cost : float
         Time of one addition, > 0 (copies and the zeroing cost nothing).
+    inclusive : bool
+        Add the inputs back for the inclusive scan (default False: exclusive).
 
     References
     ----------
@@ -619,13 +669,18 @@ def blelloch_scan_dag(n, cost=1.0):
     >>> dag = blelloch_scan_dag(8)
     >>> work(dag), depth(dag)
     (14.0, 6.0)
+    >>> dag = blelloch_scan_dag(4, inclusive=True)
+    >>> work(dag), depth(dag), evaluate(dag, [1, 2, 3, 4])
+    (10.0, 5.0, [1.0, 3.0, 6.0, 10.0])
     """
     n = _count("n", n, 2)
     if n & (n - 1):
         raise ValueError(f"n must be a power of two for the Blelloch scan; got {n}")
     cost = _cost_value("cost", cost)
+    inclusive = check_flag("inclusive", inclusive)
     levels = n.bit_length() - 1
-    dag = nx.DiGraph(name=f"Blelloch scan of {n}", inputs=n)
+    kind = "inclusive " if inclusive else ""
+    dag = nx.DiGraph(name=f"Blelloch {kind}scan of {n}", inputs=n)
     current: list = [Input(i) for i in range(n)]
     for d in range(levels):                          # up-sweep
         half, stride = 1 << d, 2 << d
@@ -645,6 +700,12 @@ def blelloch_scan_dag(n, cost=1.0):
             _op(dag, copy, "copy", (current[right],), 0.0, step, left)
             _op(dag, add, "add", (current[right], current[left]), cost, step, right)
             current[left], current[right] = copy, add
+    if inclusive:                                    # one more round: add each input back
+        step = 2 * levels + 2
+        for i in range(n):
+            node = ("incl", step, i)
+            _op(dag, node, "add", (current[i], Input(i)), cost, step, i)
+            current[i] = node
     dag.graph["outputs"] = current
     return dag
 
@@ -732,9 +793,10 @@ def layer_stack_dag(layers, width, piece_cost=1.0, combine_cost=1.0):
     matrix) computed side by side, then one step that gathers them (output
     projection, residual, normalisation). Layer l + 1 needs all of layer l.
 
-    .. math:: W = L\,(w\,c + r), \qquad D = L\,(c + r), \qquad \frac{W}{D} = \frac{w\,c + r}{c + r} < w
+    .. math:: W = L\,(w\,c + r), \qquad D = L\,(c + r), \qquad \frac{W}{D} = \frac{w\,c + r}{c + r} \le w
 
-    The parallelism does not grow with the number of layers: depth does.
+    (strictly below w when r > 0 and w > 1). The parallelism does not grow
+    with the number of layers: depth does.
 
     Parameters
     ----------
@@ -784,12 +846,15 @@ def pipeline_dag(stages, microbatches, forward=1.0, backward=2.0):
     stage's backward of the same micro-batch. Each node's ``processor``
     attribute is its stage, for :func:`greedy_schedule` with ``pinned=True``.
 
-    With :math:`t = t_f + t_b` per micro-batch and stage,
+    With :math:`t_\text{mb} = t_f + t_b` per micro-batch and stage,
 
-    .. math:: W = p\,m\,t, \qquad D = (m + p - 1)\,t, \qquad
+    .. math:: W = p\,m\,t_\text{mb}, \qquad D = (m + p - 1)\,t_\text{mb}, \qquad
               \frac{p\,D - W}{W} = \frac{p - 1}{m}
 
-    the last ratio being the pipeline bubble: idle device time over useful time.
+    the last ratio being the pipeline bubble as Narayanan et al. define it:
+    idle device time over useful time (it exceeds 1 when m < p - 1). The GPipe
+    paper instead reports the idle share of the total time,
+    :math:`(p - 1)/(m + p - 1)`, which is one minus the utilisation.
 
     Parameters
     ----------

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import scalinglib as sl
+from scalinglib import check
 from scalinglib.exercises import s3_5 as ex5
 from scalinglib.exercises import s3_6 as ex6
 
@@ -145,4 +146,57 @@ def test_3_6_exercise_solutions():
     assert ex6.microbatches_for_bubble(8, ex6.PIPE_C_BUBBLE) == 117 and 7 / 117 <= 0.06 < 7 / 116
     assert round(15 / 64, 2) == 0.23
     stack = sl.layer_stack_dag(24, 16)
-    assert sl.greedy_schedule(stack, 64).makespan == sl.depth(stack)  # the extra 56 processors buy nothing
+    t = {p: sl.greedy_schedule(stack, p).makespan for p in (8, 16, 32, 64)}
+    assert t[8] == 24 * 3 == 72                                       # two rounds of pieces plus the combine
+    assert t[16] == t[32] == t[64] == sl.depth(stack) == 24 * 2 == 48  # from the layer width on: the depth
+    assert t[8] / t[64] == 1.5                                        # 8 -> 64 buys 1.5x, all of it by p = 16
+
+
+def test_3_6_3_greedy_steps_is_for_unit_costs_only():
+    """The dozen-line scheduler of 3.6.3 gives every operation a whole step, zero-cost copies included."""
+    def greedy_steps(dag, p):   # the notebook's version
+        waiting = {v: dag.in_degree(v) for v in dag}
+        ready = [v for v in dag if waiting[v] == 0]
+        steps = 0
+        while ready:
+            running, ready = ready[:p], ready[p:]
+            steps += 1
+            for v in running:
+                for w in dag.successors(v):
+                    waiting[w] -= 1
+                    if waiting[w] == 0:
+                        ready.append(w)
+        return steps
+
+    tree = sl.reduction_tree_dag(1024)
+    assert all(greedy_steps(tree, p) == sl.greedy_schedule(tree, p).makespan for p in 2 ** np.arange(11))
+    blelloch = sl.blelloch_scan_dag(1024)
+    assert greedy_steps(blelloch, 8) == 388 > sl.greedy_schedule(blelloch, 8).makespan == 258
+
+
+def test_3_6_4_inclusive_blelloch_keeps_the_conclusion():
+    n = 256
+    hs, bl = sl.hillis_steele_scan_dag(n), sl.blelloch_scan_dag(n)
+    incl = sl.blelloch_scan_dag(n, inclusive=True)
+    assert (sl.work(incl), sl.depth(incl)) == (3 * n - 2, 2 * 8 + 1) == (766, 17)
+    t = {p: [sl.greedy_schedule(d, p).makespan for d in (hs, bl, incl)] for p in (1, 4, 16, 64, 128, 256)}
+    assert all(t[p][2] < t[p][0] / 1.5 for p in (1, 4, 16))        # few processors: still Blelloch, widely
+    assert t[64][2] < t[64][0]
+    assert t[128][0] < t[128][2] and t[256][0] < t[256][2]         # the same crossover as the exclusive scan
+    assert [t[p][2] for p in (1, 4, 16, 64, 128, 256)] == [766, 193, 52, 19, 17, 17]
+
+
+def test_3_6_6_bubble_conventions():
+    p, m = 4, 8
+    schedule = sl.greedy_schedule(sl.pipeline_dag(p, m), p, pinned=True)
+    assert schedule.bubble_fraction == (p - 1) / m == 0.375          # idle over compute (Narayanan et al.)
+    gpipe = (p - 1) / (m + p - 1)                                     # idle share of the total time (GPipe)
+    assert gpipe == pytest.approx(1 - schedule.utilization) and round(gpipe, 3) == 0.273
+    one = sl.greedy_schedule(sl.pipeline_dag(4, 1), 4, pinned=True)
+    assert one.bubble_fraction == 3 > 1                               # the book's ratio can exceed 1
+
+
+def test_3_6_3_exercise_tolerances():
+    assert check("ex-3-6-3d", 0.234).correct and check("ex-3-6-3a", 0.417).correct   # three significant figures
+    assert not check("ex-3-6-3d", 15 / 79).correct                   # the GPipe convention is the other number
+    assert not check("ex-3-6-3d", 0.23).correct and not check("ex-3-6-3d", 16 / 64).correct

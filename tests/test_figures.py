@@ -41,6 +41,39 @@ def test_superlinear_frame(fig):
     np.testing.assert_allclose(lines["against an honest T(1)"][1], 1 / t)
 
 
+@pytest.mark.parametrize(("k_max", "error", "message"), [
+    (0, ValueError, "k_max must be a whole number >= 1"), (-4, ValueError, "k_max must be a whole number >= 1"),
+    (64.5, ValueError, "k_max must be a whole number"), (100, ValueError, "k_max must be a power of two"),
+    ([64], TypeError, "k_max must be a single number"), ("64", TypeError, "k_max must be a real number"),
+])
+def test_worker_counts_refuse_bad_k_max(fig, k_max, error, message):
+    for draw in (lambda: s3_1.worker_counts(k_max), lambda: s3_1.speedup_and_efficiency(fig, 0.05, k_max),
+                 lambda: s3_1.superlinear(fig, k_max=k_max)):
+        with pytest.raises(error, match=message):
+            draw()
+
+
+@pytest.mark.parametrize("k_max", [1, 2, 64, 64.0, 2**20])
+def test_worker_counts_run_to_k_max(k_max):
+    ks = s3_1.worker_counts(k_max)
+    assert ks[0] == 1 and ks[-1] == k_max and np.all(ks[1:] == 2 * ks[:-1])
+
+
+@pytest.mark.parametrize(("kwargs", "error", "message"), [
+    (dict(f=[0.1]), TypeError, "f must be a single number"), (dict(f=1.5), ValueError, "f must be in"),
+])
+def test_speedup_frame_checks_f(fig, kwargs, error, message):
+    with pytest.raises(error, match=message):
+        s3_1.speedup_and_efficiency(fig, k_max=64, **kwargs)
+
+
+def test_superlinear_frame_checks_its_model(fig):
+    with pytest.raises(TypeError, match="working_set must be a single number"):
+        s3_1.superlinear(fig, working_set=[4.0, 2.0])
+    with pytest.raises(ValueError, match="slowdown must be >= 1"):
+        s3_1.superlinear(fig, slowdown=0.5)
+
+
 @pytest.mark.parametrize("s", [0.0, 0.01, 0.05, 0.1, 0.2])
 @pytest.mark.parametrize("c", [0.0, 0.002, 0.005, 0.01, 0.02, 0.05])   # wider than the slider: all must draw
 def test_strong_and_weak_frames(fig, s, c):

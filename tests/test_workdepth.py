@@ -295,3 +295,82 @@ def test_scheduler_input_is_checked():
 def test_builders_refuse_bad_sizes_by_name(builder, args, name):
     with pytest.raises(ValueError, match=name):
         builder(*args)
+
+
+# --- the inclusive Blelloch scan, and input checks at the boundary -----------------------------------
+
+@pytest.mark.parametrize("n", [2, 4, 8, 64, 1024])
+def test_inclusive_blelloch_costs_one_more_round(n):
+    dag = sl.blelloch_scan_dag(n, inclusive=True)
+    assert sl.work(dag) == 3 * n - 2 and sl.depth(dag) == 2 * math.log2(n) + 1
+
+
+@given(st.integers(1, 7), st.integers(0, 2**32 - 1))
+def test_inclusive_blelloch_computes_the_inclusive_scan(log_n, seed):
+    n = 2**log_n
+    x = np.random.default_rng(seed).integers(-1000, 1000, n)
+    assert sl.evaluate(sl.blelloch_scan_dag(n, inclusive=True), x) == list(np.cumsum(x).astype(float))
+
+
+def test_inclusive_flag_is_checked():
+    with pytest.raises(TypeError, match="inclusive must be True or False"):
+        sl.blelloch_scan_dag(8, inclusive="yes")
+
+
+def test_huge_processor_counts_cost_nothing_and_keep_p():
+    import time
+
+    dag = sl.reduction_tree_dag(64)
+    start = time.perf_counter()
+    for p in (10**6, 10**9, 2**60):
+        schedule = sl.greedy_schedule(dag, p)
+        assert schedule.p == p and schedule.makespan == sl.depth(dag)
+        assert schedule.utilization == pytest.approx(sl.work(dag) / (p * sl.depth(dag)))
+    assert time.perf_counter() - start < 2.0
+    # the same schedule as with one processor per node
+    many = sl.greedy_schedule(dag, dag.number_of_nodes())
+    assert sl.greedy_schedule(dag, 10**9).tasks == many.tasks
+
+
+def test_pinned_schedule_on_more_processors_than_stages():
+    dag = sl.pipeline_dag(4, 8)
+    wide = sl.greedy_schedule(dag, 10**6, pinned=True)
+    assert wide.p == 10**6 and wide.makespan == sl.greedy_schedule(dag, 4, pinned=True).makespan
+    assert {t.processor for t in wide.tasks} == {0, 1, 2, 3}
+
+
+@pytest.mark.parametrize("p", [[2], (2,), np.array([2, 4])])
+def test_an_array_of_processor_counts_is_a_type_error(p):
+    with pytest.raises(TypeError, match="p must be a single number"):
+        sl.greedy_schedule(sl.reduction_tree_dag(8), p)
+
+
+def test_a_zero_d_array_of_processors_is_one_number():
+    assert sl.greedy_schedule(sl.reduction_tree_dag(8), np.array(2)).makespan == 4.0
+
+
+@pytest.mark.parametrize("values", [list("abcdefgh"), "abcdefgh", None, [1, 2, 3, 4, 5, 6, 7, "8"]])
+def test_evaluate_refuses_non_numbers_by_name(values):
+    with pytest.raises(TypeError, match="values must"):
+        sl.evaluate(sl.reduction_tree_dag(8), values)
+
+
+def test_evaluate_takes_any_sequence_of_numbers():
+    assert sl.evaluate(sl.reduction_tree_dag(8), range(8)) == [28.0]
+    with pytest.raises(ValueError, match="values must be finite"):
+        sl.evaluate(sl.reduction_tree_dag(2), [1.0, float("nan")])
+
+
+@pytest.mark.parametrize(("builder", "args", "name"), [
+    (sl.reduction_tree_dag, ([8],), "n"), (sl.layer_stack_dag, (2, np.array([4, 8])), "width"),
+    (sl.reduction_tree_dag, (8, [1.0]), "cost"), (sl.pipeline_dag, (4, 8, 1.0, [2.0]), "backward"),
+])
+def test_builders_refuse_arrays_by_name(builder, args, name):
+    with pytest.raises(TypeError, match=f"{name} must be a single number"):
+        builder(*args)
+
+
+def test_layer_stack_parallelism_is_below_the_width_exactly_when_both_r_and_w_allow():
+    assert sl.parallelism(sl.layer_stack_dag(4, 8, 1.0, 0.0)) == 8        # r = 0: equal to w
+    assert sl.parallelism(sl.layer_stack_dag(4, 1, 1.0, 1.0)) == 1        # w = 1: equal to w
+    assert sl.parallelism(sl.layer_stack_dag(4, 8, 1.0, 0.5)) < 8         # r > 0 and w > 1: strictly below

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 from ..laws import amdahl_ceiling, amdahl_efficiency, amdahl_speedup, largest_serial_fraction
@@ -22,15 +24,32 @@ def first_drop_below(f, threshold=0.5, ks=K_SWEEP):
     return int(ks[i - 1]), int(ks[i])
 
 
-def _superlinear_baseline():
-    # the spill scenario of exercise 3.1.3(d), chosen to match (a)-(c): f = 0.01, a working set twice one
-    # worker's fast memory, 5/3 times slower when spilled; then T(1) is 4/3 of the honest time (600 s vs 450 s)
-    return dict(f=0.01, working_set=2.0, fast_memory=1.0, slowdown=5.0 / 3.0)
+#: The timings of exercise 3.1.3, in seconds: the spilling one-machine run, eight machines, and the
+#: honest one-machine run on a machine whose memory holds everything.
+T1_SPILLING, T8, T1_HONEST = 600.0, 60.0, 450.0
+#: In the exercise's spill model the working set is twice one worker's fast memory.
+SPILL_RATIO = 2
+
+
+def superlinear_scenario():
+    """The spill scenario of exercise 3.1.3(d), fitted exactly to the timings of (a)-(c).
+
+    With the honest time as the unit and no spill at K = 8 (the working set is only twice one
+    worker's fast memory), T(8) = f + (1 - f)/8 = 60/450 fixes f = 1/105; then the one-worker
+    time f + (1 - f)[1 + (slowdown - 1)(1 - 1/2)] = 600/450 fixes slowdown = 87/52. Exact
+    arithmetic, converted to floats for :func:`scalinglib.spill_time`.
+    """
+    t8 = Fraction(int(T8)) / Fraction(int(T1_HONEST))
+    t1 = Fraction(int(T1_SPILLING)) / Fraction(int(T1_HONEST))
+    f = (8 * t8 - 1) / 7
+    spilled_share = 1 - Fraction(1, SPILL_RATIO)
+    slowdown = 1 + ((t1 - f) / (1 - f) - 1) / spilled_share
+    return dict(f=float(f), working_set=float(SPILL_RATIO), fast_memory=1.0, slowdown=float(slowdown))
 
 
 def superlinear_efficiency(k):
     """Efficiency against the handicapped one-worker baseline in the spill scenario of exercise 3.1.3(d)."""
-    p = _superlinear_baseline()
+    p = superlinear_scenario()
     t1 = spill_time(1, **p)
     return t1 / (np.asarray(k) * spill_time(k, **p))
 
@@ -91,7 +110,7 @@ register(
     ),
     Part(
         "ex-3-1-3a",
-        lambda: [speedup(600.0, 60.0), efficiency(600.0, 60.0, 8)],
+        lambda: [speedup(T1_SPILLING, T8), efficiency(T1_SPILLING, T8, 8)],
         kind="numbers",
         hint="S = T(1)/T(8) and E = S/8.",
     ),
@@ -104,7 +123,7 @@ register(
     ),
     Part(
         "ex-3-1-3c",
-        lambda: [speedup(450.0, 60.0), efficiency(450.0, 60.0, 8)],
+        lambda: [speedup(T1_HONEST, T8), efficiency(T1_HONEST, T8, 8)],
         kind="numbers",
         rel_tol=5e-3,
         hint="Recompute S and E with the honest T(1) = 450 s.",
@@ -114,6 +133,6 @@ register(
         lambda: [float(superlinear_efficiency(8)), float(superlinear_efficiency(64))],
         kind="numbers",
         rel_tol=5e-3,
-        hint="T(1) includes the spill penalty; from K = 2 on every slice fits, so T(K) = f + (1 - f)/K.",
+        hint="Divide the spilling T(1) by K T(K); from K = 2 on every slice fits, so T(K) = f + (1 - f)/K.",
     ),
 )

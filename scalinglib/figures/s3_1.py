@@ -4,20 +4,54 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validate import check_fraction, check_scalar, check_whole
 from ..laws import amdahl_ceiling, amdahl_efficiency, amdahl_speedup
 from ..plots import COLORS, IDEAL, log2_axis, style_axes
 from ..scaling import spill_time
 
 
 def worker_counts(k_max):
-    """1, 2, 4, ..., k_max (k_max a power of two)."""
-    return 2 ** np.arange(int(np.log2(k_max)) + 1)
+    """The worker counts 1, 2, 4, ..., k_max of a figure's horizontal axis.
+
+    Parameters
+    ----------
+    k_max : int
+        The largest count, a single whole number >= 1 that is a power of two.
+
+    Returns
+    -------
+    numpy.ndarray of int
+
+    Raises
+    ------
+    TypeError
+        If ``k_max`` is not one real number.
+    ValueError
+        If ``k_max`` is not a whole number >= 1 or not a power of two.
+
+    Examples
+    --------
+    >>> worker_counts(16)
+    array([ 1,  2,  4,  8, 16])
+    >>> worker_counts(100)
+    Traceback (most recent call last):
+    ...
+    ValueError: k_max must be a power of two (1, 2, 4, ...); got 100
+    """
+    k = int(check_whole("k_max", check_scalar("k_max", k_max)))
+    if k & (k - 1):
+        raise ValueError(f"k_max must be a power of two (1, 2, 4, ...); got {k_max!r}")
+    return 2 ** np.arange(k.bit_length())
 
 
 def speedup_and_efficiency(fig, f, k_max):
     """Two panels for serial fraction ``f`` up to ``k_max`` workers: S(K) on log axes with the
-    ideal line and the 1/f ceiling, and E(K). Returns the two axes."""
+    ideal line and the 1/f ceiling, and E(K). Returns the two axes.
+
+    ``f`` is one number in [0, 1]; ``k_max`` a power of two >= 1 (see :func:`worker_counts`)."""
+    f = float(check_fraction("f", check_scalar("f", f)))
     ks = worker_counts(k_max)
+    k_max = int(ks[-1])
     ax_s, ax_e = fig.subplots(1, 2)
     for ax in (ax_s, ax_e):
         style_axes(ax)
@@ -45,7 +79,13 @@ def speedup_and_efficiency(fig, f, k_max):
 
 def superlinear(fig, f=0.02, working_set=4.0, fast_memory=1.0, slowdown=3.0, k_max=256):
     """Speedup measured against a memory-starved one-worker baseline and against an honest one,
-    in the spill model of :func:`scalinglib.scaling.spill_time`. Returns the axes."""
+    in the spill model of :func:`scalinglib.scaling.spill_time`. Returns the axes.
+
+    The model's parameters are single numbers (checked by ``spill_time``); ``k_max`` is a power
+    of two >= 1 (see :func:`worker_counts`)."""
+    f, working_set, fast_memory, slowdown = (check_scalar(name, value) for name, value in
+                                             [("f", f), ("working_set", working_set),
+                                              ("fast_memory", fast_memory), ("slowdown", slowdown)])
     ks = worker_counts(k_max)
     t = spill_time(ks, f, working_set, fast_memory, slowdown)
     t1_starved = spill_time(1, f, working_set, fast_memory, slowdown)
