@@ -322,14 +322,26 @@ def karp_flatt(measured_speedup, k):
     return scalar_or_array((1.0 / sb - 1.0 / kb) / (1.0 - 1.0 / kb), s_arr, k_arr)
 
 
+#: How far a speedup measured at K = 1 may stray from 1 (noise of a few percent) before a fit refuses it.
+_ONE_WORKER_TOLERANCE = 0.05
+
+
 def _speedup_data(k, measured_speedup):
-    """Validate a set of (K, S) measurements and return them as flat float arrays of one length."""
+    """Validate a set of (K, S) measurements and return them as flat float arrays of one length.
+
+    A speedup at K = 1 far from 1 means the data are not speedups (throughputs or
+    times, say): the fits would read them as perfect scaling, so they are refused.
+    """
     k_arr = check_whole("k", k)
     s_arr = check_positive("measured_speedup", measured_speedup)
     if k_arr.ndim != 1 or s_arr.ndim != 1:
         raise ValueError("k and measured_speedup must be one-dimensional lists of measurements")
     if k_arr.shape != s_arr.shape:
         raise ValueError(f"k and measured_speedup must have the same length; got {k_arr.size} and {s_arr.size}")
+    off = (k_arr == 1) & (np.abs(s_arr - 1.0) > _ONE_WORKER_TOLERANCE)
+    if off.any():
+        raise ValueError(f"measured_speedup at K=1 is {s_arr[off][0]:g}, expected about 1: "
+                         "divide throughputs by the one-worker throughput")
     return k_arr, s_arr
 
 
@@ -350,7 +362,8 @@ def fit_amdahl(k, measured_speedup):
     k : array_like
         Worker counts of the measurements, whole numbers >= 1; at least one must be >= 2.
     measured_speedup : array_like
-        The speedups measured at those counts, > 0, same length as ``k``.
+        The speedups measured at those counts, > 0, same length as ``k``; about 1
+        (within 5%) at K = 1 where that is included.
 
     Returns
     -------
@@ -360,7 +373,9 @@ def fit_amdahl(k, measured_speedup):
     Raises
     ------
     ValueError
-        If the lists differ in length, hold a bad value, or have no measurement with K >= 2.
+        If the lists differ in length, hold a bad value, have no measurement with
+        K >= 2, or give a speedup far from 1 at K = 1 (throughputs not divided by
+        the one-worker throughput).
 
     Examples
     --------

@@ -29,6 +29,8 @@ import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor
 
+from ._validate import check_positive, check_scalar, check_whole
+
 __all__ = ["spin", "usable_cores", "calibrate", "default_worker_counts", "time_tasks", "scaling_run"]
 
 
@@ -62,6 +64,7 @@ def calibrate(seconds: float = 0.1) -> int:
 
     Times a short trial, then scales it (best of three trials).
     """
+    seconds = float(check_positive("seconds", check_scalar("seconds", seconds)))
     if not 0.001 <= seconds <= 60:
         raise ValueError(f"seconds must be between 0.001 and 60; got {seconds!r}")
     trial = 50_000
@@ -76,22 +79,44 @@ def _timed(func, *args) -> float:
 
 
 def default_worker_counts(cores: int | None = None) -> list[int]:
-    """Worker counts worth measuring: 1 up to the cores (at most 8), then one and two steps past them.
+    """Worker counts worth measuring: 1 up to the cores (at most 8), then one past the cores and twice the cores.
 
     The counts past the core count show what oversubscription does: more
-    processes than cores buy nothing.
+    processes than cores buy nothing. On a machine with more than 8 cores the
+    counts up to the cores stop at 8 (to keep the run short), but the two
+    oversubscribed counts still use the real core count. There are always at
+    least three distinct counts, so that the two-coefficient fits of Section
+    3.5 have two counts of 2 or more to work with: one core gives ``[1, 2, 3]``.
+
+    Parameters
+    ----------
+    cores : int, optional
+        The core count c, a whole number >= 1; :func:`usable_cores` when omitted.
+
+    Returns
+    -------
+    list of int
+        ``[1, 2, ..., min(c, 8)]`` followed by ``c + 1`` and ``2 c``, sorted, each once.
+
+    Raises
+    ------
+    ValueError
+        If ``cores`` is not a whole number >= 1.
 
     Examples
     --------
+    >>> default_worker_counts(1)
+    [1, 2, 3]
     >>> default_worker_counts(2)
     [1, 2, 3, 4]
     >>> default_worker_counts(16)
-    [1, 2, 3, 4, 5, 6, 7, 8, 9, 16]
+    [1, 2, 3, 4, 5, 6, 7, 8, 17, 32]
     """
-    c = min(usable_cores() if cores is None else int(cores), 8)
-    if c < 1:
-        raise ValueError(f"cores must be a whole number >= 1; got {cores!r}")
-    return sorted(set(range(1, c + 1)) | {c + 1, 2 * c})
+    c = usable_cores() if cores is None else int(check_whole("cores", check_scalar("cores", cores)))
+    counts = set(range(1, min(c, 8) + 1)) | {c + 1, 2 * c}
+    if len(counts) < 3:            # one core: 1, and c + 1 = 2 c = 2; add a third count
+        counts.add(c + 2)
+    return sorted(counts)
 
 
 def time_tasks(executor, tasks: list[int]) -> float:
@@ -125,10 +150,11 @@ def scaling_run(worker_counts=None, unit_seconds: float = 0.1, repeats: int = 4,
     Parameters
     ----------
     worker_counts : list of int, optional
-        The K to measure (must include 1); :func:`default_worker_counts` when omitted.
+        The K to measure, whole numbers >= 1 including 1 (measured in increasing
+        order, each once); :func:`default_worker_counts` when omitted.
     unit_seconds : float
-        Single-core time of one unit of work (the whole strong-scaling job, and
-        each process's share in weak scaling). The total run takes roughly
+        Single-core time of one unit of work, between 0.001 and 60 seconds (the
+        whole strong-scaling job, and each process's share in weak scaling). The total run takes roughly
         ``repeats * unit_seconds * (sum over K of (1/K + K)) / cores`` plus a little.
     repeats : int
         Timings per configuration; the fastest is kept.
@@ -142,13 +168,28 @@ def scaling_run(worker_counts=None, unit_seconds: float = 0.1, repeats: int = 4,
         the best time at each K), ``iterations`` (the unit of work), ``cpu_count``
         (``os.cpu_count()``), ``usable_cores``, ``repeats`` and ``total_seconds``
         (the whole measurement, start-up included).
+
+    Raises
+    ------
+    ValueError
+        If a worker count is not a whole number >= 1, 1 is missing, ``repeats``
+        is not a whole number >= 1 or ``unit_seconds`` is out of range.
+    TypeError
+        If a worker count or ``unit_seconds`` is not a number.
     """
     started = time.perf_counter()
-    ks = default_worker_counts() if worker_counts is None else [int(k) for k in worker_counts]
-    if not ks or 1 not in ks or any(k < 1 for k in ks):
-        raise ValueError(f"worker_counts must be whole numbers >= 1 and include 1; got {worker_counts!r}")
-    if not (isinstance(repeats, int) and repeats >= 1):
+    if worker_counts is None:
+        ks = default_worker_counts()
+    else:
+        counts = check_whole("worker_counts", worker_counts)
+        if counts.ndim != 1 or 1 not in counts:
+            raise ValueError(f"worker_counts must be a flat list of whole numbers >= 1 and include 1; got {worker_counts!r}")
+        ks = sorted({int(k) for k in counts})
+    if not (isinstance(repeats, int) and not isinstance(repeats, bool) and repeats >= 1):
         raise ValueError(f"repeats must be a whole number >= 1; got {repeats!r}")
+    unit_seconds = float(check_positive("unit_seconds", check_scalar("unit_seconds", unit_seconds)))
+    if not 0.001 <= unit_seconds <= 60:
+        raise ValueError(f"unit_seconds must be between 0.001 and 60 seconds; got {unit_seconds!r}")
     unit = calibrate(unit_seconds)
     strong = {k: float("inf") for k in ks}
     weak = {k: float("inf") for k in ks}

@@ -94,6 +94,8 @@ def fit_usl(k, measured_speedup):
         Worker counts, whole numbers >= 1, at least two of them distinct and >= 2.
     measured_speedup : array_like
         Speedups T(1)/T(K) measured at those counts, > 0, same length as ``k``.
+        Where K = 1 is included its speedup must be about 1 (within 5%):
+        throughputs must first be divided by the one-worker throughput.
 
     Returns
     -------
@@ -103,8 +105,8 @@ def fit_usl(k, measured_speedup):
     Raises
     ------
     ValueError
-        If the lists differ in length, hold a bad value, or have fewer than two
-        distinct worker counts >= 2.
+        If the lists differ in length, hold a bad value, have fewer than two
+        distinct worker counts >= 2, or give a speedup far from 1 at K = 1.
 
     Examples
     --------
@@ -112,6 +114,10 @@ def fit_usl(k, measured_speedup):
     >>> alpha, beta = fit_usl(K, usl_speedup(K, 0.03, 0.0005))
     >>> round(alpha, 10), round(beta, 10)
     (0.03, 0.0005)
+    >>> fit_usl([1, 2, 4, 8], [950, 1847, 3341, 5820])   # throughputs, not speedups
+    Traceback (most recent call last):
+    ...
+    ValueError: measured_speedup at K=1 is 950, expected about 1: divide throughputs by the one-worker throughput
     """
     k_arr, s_arr = _speedup_data(k, measured_speedup)
     if np.unique(k_arr[k_arr >= 2]).size < 2:
@@ -162,11 +168,13 @@ def usl_peak_workers(alpha, beta):
     44.05
     >>> usl_peak_workers(0.05, 0.0)
     inf
+    >>> usl_peak_workers(0.0, 1e-320)     # too small a beta to divide by: the peak is out of reach
+    inf
     """
     a_arr = check_nonnegative("alpha", alpha)
     b_arr = check_nonnegative("beta", beta)
     ab, bb = check_broadcast(alpha=a_arr, beta=b_arr)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):   # a tiny beta: the peak is at infinity
         raw = np.sqrt(np.maximum(1.0 - ab, 0.0) / np.where(bb > 0, bb, 1.0))
     out = np.where(bb > 0, np.maximum(raw, 1.0), np.inf)
     return scalar_or_array(out, a_arr, b_arr)

@@ -38,6 +38,17 @@ def test_3_5_3_the_same_run_two_baselines():
     assert round(sl.amdahl_speedup(f, 64), 4) == round(sl.gustafson_speedup(0.05, 64), 4) == 60.85
 
 
+def test_3_5_3_weak_scaling_efficiency_and_gustafson_use_different_baselines():
+    s, k = 0.05, 64
+    # Section 3.3: T(1)/T(K) with the small job as baseline; without communication the time does not move
+    assert sl.weak_model_efficiency(k, s, 0.0) == 1.0
+    # Gustafson: the grown job on one worker (serial part once) as baseline, S/K = 1 - s + s/K
+    assert f"{sl.gustafson_speedup(s, k) / k:.3f}" == "0.951"
+    assert sl.gustafson_speedup(s, k) / k == pytest.approx(1 - s + s / k)
+    # with nothing done once for the whole job (s = 0) they coincide
+    assert sl.gustafson_speedup(0.0, k) / k == sl.weak_model_efficiency(k, 0.0, 0.0) == 1.0
+
+
 def test_3_5_4_sandia_numbers():
     n = 1024
     assert round(sl.gustafson_speedup(0.004, n)) == 1020 and round(sl.gustafson_speedup(0.008, n)) == 1016
@@ -79,11 +90,12 @@ def test_3_5_exercise_solutions():
     assert 0.7 < sl.amdahl_speedup(0.02, 128) / sl.amdahl_ceiling(0.02) < 0.75      # nearly three quarters of 50
     assert sl.scaled_serial_fraction(0.02, 128) < 0.0002
     assert (1 - 0.02) / (1 / 30 - 0.02) == pytest.approx(73.5) and ex5.workers_for_speedup(0.02, 30) == 74
-    assert 3e-6 < sl.scaled_serial_fraction(0.004, 1024) < 5e-6                      # about four in a million
+    assert f"{sl.scaled_serial_fraction(0.004, 1024):.2g}" == "3.9e-06"               # about 3.9 in a million
+    assert [round(sl.amdahl_speedup(f, 1024)) for f in (0.004, 0.008)] == [201, 111]    # about 201 and 111
     e_a = sl.karp_flatt(np.array(ex5.PROGRAM_A), np.array(ex5.KF_WORKERS))
     e_b = sl.karp_flatt(np.array(ex5.PROGRAM_B), np.array(ex5.KF_WORKERS))
     assert np.all(np.abs(e_a - 0.08) < 0.002) and e_b[-1] / e_b[0] > 3
-    fit_b = sl.fit_usl((1,) + ex5.KF_WORKERS, (1.0,) + ex5.PROGRAM_B)
+    fit_b = sl.fit_usl(ex5.KF_WORKERS, ex5.PROGRAM_B)
     assert sl.usl_peak_workers(*fit_b) < 32
     s_a32, s_b32 = ex5._predict_32()
     assert s_a32 > s_b32 and ex5.PROGRAM_B[-1] > ex5.PROGRAM_A[-1]
@@ -91,6 +103,50 @@ def test_3_5_exercise_solutions():
     assert x[5] > x[4] and x[7] < x[5]                   # rises from 16 to 32, falls from 32 to 64
     assert 38 < sl.usl_peak_workers(*ex5.load_fit()) < 42
     assert ex5._go_to_64() == "no"
+
+
+# the answer checks accept what the section prints (or the exercise asks for) and refuse a near miss
+PRINTED_PRECISION = [
+    ("ex-3-5-1a", 36.2, 36),                                      # S(128) = 36.16; not rounded to 36
+    ("ex-3-5-1b", 125.5, 125),
+    ("ex-3-5-1c", 0.000159, 0.02 / 128),                          # as the solution prints it; not s/K
+    ("ex-3-5-2a", [0.0029, 0.0039, 0.0078], [0.003, 0.004, 0.008]),   # 0.29%, 0.39%, 0.78%; not the quoted range
+    ("ex-3-5-2b", [201, 111], [250, 125]),                        # the solution's words; not the ceilings 1/f
+    ("ex-3-5-2b", [201, 111], [200, 110]),
+    ("ex-3-5-2c", 3.9e-6, 4e-6),                                  # two significant figures; not one
+    ("ex-3-5-4c", 10872, 10830),                                  # the fit at K = 40; not the best measurement
+]
+
+
+@pytest.mark.parametrize(("key", "printed", "near_miss"), PRINTED_PRECISION)
+def test_3_5_checks_accept_the_printed_precision(key, printed, near_miss):
+    assert check(key, printed).correct, check(key, printed).text()
+    assert check(key, near_miss).status == "incorrect", check(key, near_miss).text()
+
+
+def test_3_5_4c_accepts_other_reasonable_fits_but_not_the_fit_far_from_the_peak():
+    k = np.array(ex5.LOAD_WORKERS, dtype=float)
+    x = np.array(ex5.LOAD_THROUGHPUT, dtype=float)
+    alpha, beta = ex5.load_fit()
+    # the fit evaluated a few workers either side of the peak (K = 40) still passes; 31 or 50 does not
+    for whole_k in (38, 39, 40, 41, 42):
+        assert check("ex-3-5-4c", x[0] * sl.usl_speedup(whole_k, alpha, beta)).correct
+    for whole_k in (31, 35, 45, 50):
+        assert not check("ex-3-5-4c", x[0] * sl.usl_speedup(whole_k, alpha, beta)).correct
+    # an unconstrained least-squares fit and a least-squares fit of the curve itself (Gauss-Newton on S) agree
+    s_meas = x / x[0]
+    design = np.column_stack([k - 1, k * (k - 1)])
+    (a_ls, b_ls), *_ = np.linalg.lstsq(design, k / s_meas - 1, rcond=None)
+    params = np.array([0.03, 0.001])
+    for _ in range(50):
+        model = sl.usl_speedup(k, *params)
+        denom = 1 + params[0] * (k - 1) + params[1] * k * (k - 1)
+        jac = np.column_stack([-k * (k - 1) / denom**2, -k * k * (k - 1) / denom**2])
+        step, *_ = np.linalg.lstsq(jac, s_meas - model, rcond=None)
+        params = params + step
+    for a_fit, b_fit in ((a_ls, b_ls), tuple(params)):
+        peak_k = round(sl.usl_peak_workers(a_fit, b_fit))
+        assert check("ex-3-5-4c", x[0] * sl.usl_speedup(peak_k, a_fit, b_fit)).correct
 
 
 # --- Section 3.6 -------------------------------------------------------------------------------------

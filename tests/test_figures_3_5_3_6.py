@@ -43,7 +43,13 @@ def test_gustafson_1988_points(fig):
     for name, measured in s3_5.SANDIA_1988.items():
         x, y = lines[f"{name}: {measured}"]
         assert y[0] == measured
-        assert sl.gustafson_speedup(x[0] / 100, 1024) == pytest.approx(measured)
+        assert sl.gustafson_speedup(x[0] / 100, 1024) == pytest.approx(measured)   # on the line by construction
+    # the chapter's K for processors; the alt text's "about 200 at 0.4 percent and about 91 at 1 percent"
+    assert ax.get_ylabel() == "speedup on K = 1,024 processors"
+    s_pct, amdahl = lines["Amdahl: 1 / (s + (1 - s) / K)"]
+    assert round(float(np.interp(0.4, s_pct, amdahl)), -1) == 200 and round(float(amdahl[-1])) == 91
+    assert s_pct[-1] == 1.0
+    assert "Gustafson: K + (1 - K) s" in lines
 
 
 @pytest.mark.parametrize("alpha", ALPHAS)

@@ -5,6 +5,7 @@ on synthetic data whose parameters are known, exactly and with noise.
 """
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -156,6 +157,32 @@ def test_fits_never_return_negative_coefficients():
     assert sl.fit_usl([1, 2, 4], [1.0, 2.5, 5.0]) == (0.0, 0.0)
 
 
+def test_fits_refuse_throughputs_that_were_not_divided_by_the_one_worker_value():
+    # requests per second read as speedups look like perfect scaling: refused, with what to do instead
+    ks, throughput = [1, 2, 4, 8], [950, 1847, 3341, 5820]
+    message = ("measured_speedup at K=1 is 950, expected about 1: "
+               "divide throughputs by the one-worker throughput")
+    for fit in (sl.fit_usl, sl.fit_amdahl):
+        with pytest.raises(ValueError) as info:
+            fit(ks, throughput)
+        assert str(info.value) == message
+    with pytest.raises(ValueError, match="K=1 is 0.5"):
+        sl.fit_amdahl([1, 2, 4], [0.5, 0.9, 1.6])     # times, or a wrong baseline
+    # a few percent of noise at K = 1 is accepted, and so is data without K = 1
+    speedups = np.array(throughput) / throughput[0]
+    assert sl.fit_usl(ks, speedups * [1.03, 1, 1, 1]).alpha >= 0
+    assert sl.fit_amdahl(ks, speedups * [0.97, 1, 1, 1]) > 0
+    assert sl.fit_usl(ks[1:], speedups[1:]) == pytest.approx(sl.fit_usl(ks, speedups), rel=1e-12)
+
+
+def test_a_point_at_one_worker_changes_no_fit():
+    # at K = 1 both columns and K/S - 1 are zero: adding S(1) = 1 leaves the least-squares fits unchanged
+    ks = np.array([2, 4, 8, 16])
+    speedups = sl.usl_speedup(ks, 0.01, 0.004) * np.array([1.01, 0.99, 1.0, 1.02])
+    assert sl.fit_usl(np.r_[1, ks], np.r_[1.0, speedups]) == pytest.approx(sl.fit_usl(ks, speedups), rel=1e-12)
+    assert sl.fit_amdahl(np.r_[1, ks], np.r_[1.0, speedups]) == pytest.approx(sl.fit_amdahl(ks, speedups), rel=1e-12)
+
+
 def test_fit_input_is_checked():
     with pytest.raises(ValueError, match="same length"):
         sl.fit_usl([1, 2, 4], [1.0, 1.9])
@@ -190,6 +217,10 @@ def test_usl_peak_is_the_maximum(alpha, beta):
 
 def test_usl_peak_limits():
     assert sl.usl_peak_workers(0.05, 0.0) == math.inf
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                 # no overflow warning for a vanishing beta
+        assert sl.usl_peak_workers(0.0, 1e-320) == math.inf
+        np.testing.assert_array_equal(sl.usl_peak_workers([0.0, 0.5], [1e-320, 0.0]), [math.inf, math.inf])
     assert sl.usl_peak_workers(0.0, 0.01) == pytest.approx(10.0)
     assert sl.usl_peak_workers(1.0, 0.01) == 1.0     # all contention: one worker is best
     np.testing.assert_allclose(sl.usl_peak_workers([0.0, 0.0], [0.01, 0.0001]), [10.0, 100.0])

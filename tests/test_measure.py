@@ -25,13 +25,32 @@ def test_split_shares_the_work_evenly():
             assert len(shares) == parts and sum(shares) == total and max(shares) - min(shares) <= 1
 
 
-def test_default_worker_counts():
-    assert measure.default_worker_counts(1) == [1, 2]
-    assert measure.default_worker_counts(2) == [1, 2, 3, 4]
-    assert measure.default_worker_counts(4) == [1, 2, 3, 4, 5, 8]
-    assert measure.default_worker_counts(64) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 16]
+@pytest.mark.parametrize(("cores", "expected"), [
+    (1, [1, 2, 3]),                                   # one core: still three counts, so the USL can be fitted
+    (2, [1, 2, 3, 4]),
+    (4, [1, 2, 3, 4, 5, 8]),
+    (8, [1, 2, 3, 4, 5, 6, 7, 8, 9, 16]),
+    (16, [1, 2, 3, 4, 5, 6, 7, 8, 17, 32]),          # up to 8, then one past the cores and twice the cores
+    (64, [1, 2, 3, 4, 5, 6, 7, 8, 65, 128]),
+])
+def test_default_worker_counts(monkeypatch, cores, expected):
+    monkeypatch.setattr(measure, "usable_cores", lambda: cores)
+    counts = measure.default_worker_counts()
+    assert counts == expected == measure.default_worker_counts(cores)
+    assert counts[-2:] == ([cores + 1, 2 * cores] if cores > 1 else [2, 3])
+    assert sum(k > cores for k in counts) == 2                   # two oversubscribed counts on every machine
+    assert len({k for k in counts if k >= 2}) >= 2               # enough for fit_usl's two coefficients
+
+
+def test_default_worker_counts_on_this_machine():
     assert measure.default_worker_counts()[0] == 1
     assert 1 <= measure.usable_cores() <= (os.cpu_count() or 1)
+    with pytest.raises(ValueError, match="cores"):
+        measure.default_worker_counts(0)
+    with pytest.raises(ValueError, match="cores"):
+        measure.default_worker_counts(2.5)
+    with pytest.raises(TypeError, match="cores"):
+        measure.default_worker_counts("4")
 
 
 def test_calibrate_is_checked_and_positive():
@@ -51,7 +70,31 @@ def test_a_tiny_run_has_the_documented_shape():
 
 
 def test_run_arguments_are_checked():
+    # every check happens before a process is started or anything is timed
     with pytest.raises(ValueError, match="include 1"):
         measure.scaling_run([2, 4])
     with pytest.raises(ValueError, match="repeats"):
         measure.scaling_run([1], repeats=0)
+    with pytest.raises(ValueError, match="worker_counts must be a whole number >= 1; got 2.5"):
+        measure.scaling_run([1, 2.5])                  # never silently run as K = 2
+    with pytest.raises(ValueError, match="worker_counts must be a whole number >= 1; got 0"):
+        measure.scaling_run([1, 0])
+    with pytest.raises(TypeError, match="worker_counts"):
+        measure.scaling_run(["a"])
+    with pytest.raises(TypeError, match="worker_counts"):
+        measure.scaling_run("12")
+    with pytest.raises(TypeError, match="unit_seconds"):
+        measure.scaling_run([1], unit_seconds="x")
+    with pytest.raises(ValueError, match="unit_seconds must be > 0"):
+        measure.scaling_run([1], unit_seconds=-1)
+    with pytest.raises(ValueError, match="unit_seconds must be between"):
+        measure.scaling_run([1], unit_seconds=1e-6)
+    with pytest.raises(TypeError, match="unit_seconds"):
+        measure.scaling_run([1], unit_seconds=[0.1, 0.2])
+    with pytest.raises(TypeError, match="seconds"):
+        measure.calibrate("0.1")
+
+
+def test_worker_counts_are_measured_in_order_each_once():
+    result = measure.scaling_run([2, 1, 2.0], unit_seconds=0.005, repeats=1)
+    assert result["workers"] == [1, 2] and len(result["strong_seconds"]) == 2

@@ -24,9 +24,9 @@ SANDIA_SPEEDUPS = (1021, 1020, 1016)          # beam stress, baffled surface wav
 SANDIA_SERIAL_RANGE = (0.004, 0.008)          # "s = 0.4 - 0.8 percent"
 
 
-def implied_serial_fraction(measured, n=SANDIA_PROCESSORS):
-    """Solve S = N + (1 - N) s for s."""
-    return (n - measured) / (n - 1)
+def implied_serial_fraction(measured, k=SANDIA_PROCESSORS):
+    """Solve Gustafson's S = K + (1 - K) s for s."""
+    return (k - measured) / (k - 1)
 
 
 # --- 3.5.3: two programs measured at the same worker counts (speedups as printed, two decimals)
@@ -40,8 +40,9 @@ def _kf(data):
 
 
 def _predict_32():
-    f = fit_amdahl((1,) + KF_WORKERS, (1.0,) + PROGRAM_A)
-    alpha, beta = fit_usl((1,) + KF_WORKERS, (1.0,) + PROGRAM_B)
+    # no S(1) = 1 point is added: at K = 1 both columns of the fit and K/S - 1 are zero, so it would change nothing
+    f = fit_amdahl(KF_WORKERS, PROGRAM_A)
+    alpha, beta = fit_usl(KF_WORKERS, PROGRAM_B)
     return [amdahl_speedup(f, 32), usl_speedup(32, alpha, beta)]
 
 
@@ -73,6 +74,7 @@ register(
     Part(
         "ex-3-5-1a",
         lambda: amdahl_speedup(F_JOB, K_JOB),
+        rel_tol=3e-3,                      # 36.2, to the one decimal the solution's 36.16 rounds to
         hint="Amdahl: S = 1 / (f + (1 - f)/K) with f = 0.02 and K = 128.",
     ),
     Part(
@@ -83,7 +85,7 @@ register(
     Part(
         "ex-3-5-1c",
         lambda: scaled_serial_fraction(F_JOB, K_JOB),
-        rel_tol=2e-3,
+        rel_tol=5e-3,                      # 0.000159, as the solution prints it; s/K = 0.000156 is wrong
         hint="On one worker the grown job takes s + (1 - s) K, of which s is serial.",
     ),
     Part(
@@ -97,21 +99,21 @@ register(
         "ex-3-5-2a",
         lambda: [implied_serial_fraction(s) for s in SANDIA_SPEEDUPS],
         kind="numbers",
-        rel_tol=2e-3,
-        hint="Solve S = N + (1 - N) s for s, with N = 1024; answer as fractions, not percentages.",
+        rel_tol=2e-2,                      # two significant figures, as the section prints 0.29%, 0.39%, 0.78%
+        hint="Solve S = K + (1 - K) s for s, with K = 1024; answer as fractions, not percentages.",
     ),
     Part(
         "ex-3-5-2b",
         lambda: [amdahl_speedup(f, SANDIA_PROCESSORS) for f in SANDIA_SERIAL_RANGE],
         kind="numbers",
-        rel_tol=2e-3,
-        hint="Amdahl's law on N = 1024 processors with f = 0.004 and with f = 0.008.",
+        rel_tol=5e-3,                      # whole speedups (201, 111) pass; the ceilings 1/f (250, 125) do not
+        hint="Amdahl's law on K = 1024 processors with f = 0.004 and with f = 0.008.",
     ),
     Part(
         "ex-3-5-2c",
         lambda: scaled_serial_fraction(SANDIA_SERIAL_RANGE[0], SANDIA_PROCESSORS),
-        rel_tol=5e-3,
-        hint="The grown job on one processor: s of serial time and (1 - s) N of parallel time.",
+        rel_tol=1e-2,                      # two significant figures: 3.9e-6
+        hint="The grown job on one processor: s of serial time and (1 - s) K of parallel time.",
     ),
     Part(
         "ex-3-5-3a",
@@ -141,7 +143,7 @@ register(
         _predict_32,
         kind="numbers",
         rel_tol=3e-2,
-        hint="Fit Amdahl (sl.fit_amdahl) to A and the USL (sl.fit_usl) to B, with S(1) = 1 added, then evaluate at K = 32.",
+        hint="Fit Amdahl (sl.fit_amdahl) to A and the USL (sl.fit_usl) to B, then evaluate each fit at K = 32.",
     ),
     Part(
         "ex-3-5-4a",
@@ -159,7 +161,7 @@ register(
     Part(
         "ex-3-5-4c",
         _peak_throughput,
-        rel_tol=2e-2,
+        rel_tol=2e-3,                      # the fit at K = 37 to 43; not the best measurement, 10,830
         unit=" requests/s",
         hint="The one-worker throughput times the USL speedup at the whole K nearest the peak.",
     ),

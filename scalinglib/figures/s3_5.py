@@ -53,25 +53,26 @@ def amdahl_vs_gustafson(fig, f, k_max=1024):
     return ax_s, ax_e
 
 
-def gustafson_1988(fig, n=SANDIA_PROCESSORS, s_max=0.01):
-    """Speedup on n processors against the serial fraction, read Amdahl's way (a fixed job) and
+def gustafson_1988(fig, k=SANDIA_PROCESSORS, s_max=0.01):
+    """Speedup on k processors against the serial fraction, read Amdahl's way (a fixed job) and
     Gustafson's way (a grown job), with the three Sandia results placed at the serial fraction of
-    the parallel run they imply. Returns the axes."""
+    the parallel run each implies (which puts them on the Gustafson line by construction).
+    Returns the axes."""
     s = np.linspace(0.0, s_max, 201)
     ax = style_axes(fig.subplots())
-    ax.plot(s * 100, gustafson_speedup(s, n), color=COLORS["green"], label="Gustafson: N + (1 - N) s")
-    ax.plot(s * 100, amdahl_speedup(s, n), color=COLORS["vermillion"], linestyle="--",
-            label="Amdahl: 1 / (s + (1 - s) / N)")
+    ax.plot(s * 100, gustafson_speedup(s, k), color=COLORS["green"], label="Gustafson: K + (1 - K) s")
+    ax.plot(s * 100, amdahl_speedup(s, k), color=COLORS["vermillion"], linestyle="--",
+            label="Amdahl: 1 / (s + (1 - s) / K)")
     ax.axvspan(0.4, 0.8, color=COLORS["grey"], alpha=0.12, lw=0, label="serial fraction quoted: 0.4-0.8 %")
     markers = ["o", "s", "^"]
     for (name, measured), marker in zip(SANDIA_1988.items(), markers):
-        implied = (n - measured) / (n - 1)
+        implied = (k - measured) / (k - 1)
         ax.plot([implied * 100], [measured], marker=marker, markersize=7, linestyle="none",
                 color=COLORS["blue"], label=f"{name}: {measured}")
     ax.set_xlim(0, s_max * 100)
-    ax.set_ylim(0, n * 1.08)
+    ax.set_ylim(0, k * 1.08)
     ax.set_xlabel("serial fraction s (% of the run)")
-    ax.set_ylabel(f"speedup on N = {n:,} processors")
+    ax.set_ylabel(f"speedup on K = {k:,} processors")
     ax.legend(loc="center right", fontsize=8)
     return ax
 
@@ -120,8 +121,8 @@ def usl_curves(fig, alpha, beta, k_max=256):
 def measurement(fig, workers, strong_seconds, weak_seconds, cores, amdahl_f=None, usl=None):
     """A scaling measurement and the models fitted to it.
 
-    Left: measured strong-scaling speedup T(1)/T(K) and weak-scaling scaled speedup K T(1)/T(K),
-    with the best any program can do on ``cores`` cores, min(K, cores), and the Amdahl and USL fits
+    Left: measured strong-scaling speedup T(1)/T(K) and weak-scaling speedup K T(1)/T(K) (which is
+    Gustafson's scaled speedup when the weak job is K independent copies of the one-worker job), with the best any program can do on ``cores`` cores, min(K, cores), and the Amdahl and USL fits
     when given. Right: the Karp-Flatt serial fraction of the strong-scaling runs. Returns the two axes."""
     ks = np.asarray(workers, dtype=float)
     strong = strong_seconds[0] / np.asarray(strong_seconds)
