@@ -2,10 +2,13 @@
 quote, recomputed from the library. (The published figures themselves are in test_runs.py; the
 notebook's printed outputs are compared by nbval.)"""
 
+import math
+
 import numpy as np
 import pytest
 
 import scalinglib as sl
+from scalinglib import check
 from scalinglib.exercises import expected_answer
 
 H100 = "H100 SXM 80GB"
@@ -187,6 +190,13 @@ def test_solution_numbers():
     days, millions = expected_answer("ex-3-9-6a")
     assert (round(days, 1), round(millions, 2)) == (9.3, 0.92)
     assert expected_answer("ex-3-9-6b") == 1365
+    assert round(2048 * days / 14, 1) == 1364.6 and math.ceil(2048 * 9.3 / 14) == 1361
+
+
+def test_exercise_3_9_6b_hint_warns_against_the_rounded_days():
+    fb = check("ex-3-9-6b", 1361)
+    assert not fb.correct and "unrounded days" in fb.text() and "1,361" in fb.text()
+    assert check("ex-3-9-6b", 1365).correct
     r = sl.MEGATRON_WEAK_SCALING[6]
     per_token = sl.megatron_flops_per_token(r.layers, r.hidden)
     assert round(per_token / 1e12, 2) == 1.20 and round(r.tflops_per_gpu * 1e12 / per_token) == 124
