@@ -1,41 +1,48 @@
 r"""What a run costs: FLOPs, utilization, time and money (Section 3.9).
 
+The letters follow the chapter's notation table: N parameters, :math:`\ell`
+layers, L sequence length, K devices, P peak FLOP/s, X sustained FLOP/s,
+:math:`D_\text{tok}` training tokens, U utilization; :math:`\kappa` is
+Section 3.9's price of one device-hour.
+
 **FLOPs per token.** A dense decoder-only transformer with N parameters
 spends about 2N FLOPs per token in the forward pass (one multiply and one add
 per weight) and twice that in the backward pass, so a training token costs
 
-.. math:: C_\text{tok} = 6N + 12\,L H Q T \quad [\text{FLOP/token}]
+.. math:: C_\text{tok} = 6N + 12\,\ell\,a\,d_h\,L \quad [\text{FLOP/token}]
 
-where the second term is the attention score and value products of L layers
-with H heads of size Q over sequences of T tokens (Chowdhery et al. 2022,
-appendix B). This count is the *model* FLOPs: activation recomputation, which
-runs parts of the forward pass again to save memory, is not in it.
+where the second term is the attention score and value products of
+:math:`\ell` layers with a heads of size :math:`d_h` over sequences of L
+tokens (Chowdhery et al. 2022, appendix B). This count is the *model* FLOPs:
+activation recomputation, which runs parts of the forward pass again to save
+memory, is not in it.
 
 **Model FLOPs utilization (MFU)** compares what the run needed with what the
 hardware could have done in the same time:
 
-.. math:: \text{MFU} = \frac{R \cdot C_\text{tok}}{n P}
+.. math:: \text{MFU} = \frac{R \cdot C_\text{tok}}{K P}
 
-for a measured throughput of R tokens/s on n devices of peak rate P FLOP/s
+for a measured throughput of R tokens/s on K devices of peak rate P FLOP/s
 each. The hardware FLOPs utilization (HFU) counts the recomputed FLOPs too and
 is therefore larger for the same run.
 
 **Training time.** Processing :math:`D_\text{tok}` tokens at a sustained X
-FLOP/s per device takes :math:`6 N D_\text{tok} / (nX)` seconds; with full
+FLOP/s per device takes :math:`6 N D_\text{tok} / (KX)` seconds; with full
 activation recomputation the hardware executes a second forward pass, 8N per
-token, and Narayanan et al. (2021) estimate :math:`8 N D_\text{tok} / (nX)`,
+token, and Narayanan et al. (2021) estimate :math:`8 N D_\text{tok} / (KX)`,
 with X the rate *including* the recomputed FLOPs, which is what Megatron-LM
 reports.
 
 **Cost.** A device is billed by the hour whether or not it computes. With
-price p per device-hour, a throughput of r tokens/s while busy and a
-utilization u (the share of paid hours it is busy),
+price :math:`\kappa` per device-hour, a throughput of r tokens/s while busy and
+a utilization U (the share of paid hours it is busy),
 
-.. math:: \text{cost per million tokens} = \frac{10^6\,p}{3600\,r\,u},
+.. math:: \text{cost per million tokens} = \frac{10^6\,\kappa}{3600\,r\,U},
 
-so cost scales as 1/u: a 40% duty cycle costs 2.5 times the benchmark figure.
-Self-hosting beats an API that charges a per million tokens once
-:math:`u > 10^6 p / (3600\,r\,a)`, the break-even utilization.
+so cost scales as 1/U: a 40% duty cycle costs 2.5 times the benchmark figure.
+Self-hosting beats an API that charges :math:`\kappa_\text{API}` per million
+tokens once :math:`U > 10^6 \kappa / (3600\,r\,\kappa_\text{API})`, the
+break-even utilization.
 """
 
 from __future__ import annotations
@@ -46,11 +53,13 @@ from typing import NamedTuple
 import numpy as np
 
 from ._validate import (
+    as_count,
     check_broadcast,
     check_flag,
     check_fraction,
     check_nonnegative,
     check_positive,
+    check_scalar,
     check_whole,
     scalar_or_array,
 )
@@ -86,7 +95,7 @@ def _is_zero(value) -> bool:
 
 
 def flops_per_token(n_params, n_layers=0, n_heads=0, head_dim=0, seq_len=0):
-    r"""Training FLOPs per token of a dense transformer: :math:`6N + 12 L H Q T`.
+    r"""Training FLOPs per token of a dense transformer: :math:`6N + 12\,\ell\,a\,d_h L`.
 
     The attention term is added when the model's shape is given (all four of
     ``n_layers``, ``n_heads``, ``head_dim`` and ``seq_len``); with none of them it is
@@ -99,8 +108,8 @@ def flops_per_token(n_params, n_layers=0, n_heads=0, head_dim=0, seq_len=0):
     n_params : float or array_like
         Parameters N, > 0.
     n_layers, n_heads, head_dim, seq_len : int or array_like, optional
-        Layers L, attention heads H, head size Q and sequence length T, whole
-        numbers >= 1; give all four or none.
+        Layers :math:`\ell`, attention heads a, head size :math:`d_h` and
+        sequence length L, whole numbers >= 1; give all four or none.
 
     Returns
     -------
@@ -142,7 +151,7 @@ def flops_per_token(n_params, n_layers=0, n_heads=0, head_dim=0, seq_len=0):
 def mfu(tokens_per_second, flops_per_token, n_devices, peak_flops_per_device):
     r"""Model FLOPs utilization: model FLOPs done per second over the peak of the devices.
 
-    .. math:: \text{MFU} = \frac{R \cdot C_\text{tok}}{n P}
+    .. math:: \text{MFU} = \frac{R \cdot C_\text{tok}}{K P}
 
     Parameters
     ----------
@@ -151,7 +160,7 @@ def mfu(tokens_per_second, flops_per_token, n_devices, peak_flops_per_device):
     flops_per_token : float or array_like
         Model FLOPs per token, > 0 (see :func:`flops_per_token`).
     n_devices : int or array_like
-        Devices n, whole >= 1.
+        Devices K, whole >= 1.
     peak_flops_per_device : float or array_like
         Dense peak P of one device at the run's precision, FLOP/s, > 0.
 
@@ -176,7 +185,7 @@ def mfu(tokens_per_second, flops_per_token, n_devices, peak_flops_per_device):
 
 
 def training_time(tokens, n_params, n_devices, flops_per_device, recompute=True):
-    r"""Seconds to train on a number of tokens: :math:`8 N D_\text{tok}/(nX)`, or :math:`6 N D_\text{tok}/(nX)`.
+    r"""Seconds to train on a number of tokens: :math:`8 N D_\text{tok}/(KX)`, or :math:`6 N D_\text{tok}/(KX)`.
 
     With ``recompute=True`` every token costs 8N FLOPs (forward, backward, and
     the forward pass run again by activation recomputation) and ``flops_per_device``
@@ -191,7 +200,7 @@ def training_time(tokens, n_params, n_devices, flops_per_device, recompute=True)
     n_params : float or array_like
         Parameters N, > 0.
     n_devices : int or array_like
-        Devices n, whole >= 1.
+        Devices K, whole >= 1.
     flops_per_device : float or array_like
         Sustained FLOP/s per device X, > 0.
     recompute : bool, optional
@@ -227,19 +236,19 @@ def training_time(tokens, n_params, n_devices, flops_per_device, recompute=True)
 def cost_per_million_tokens(price_per_device_hour, tokens_per_second_per_device, utilization=1.0):
     r"""Dollars (or any currency) per million tokens from an hourly price, a throughput and a utilization.
 
-    .. math:: \frac{10^6\,p}{3600\,r\,u}
+    .. math:: \frac{10^6\,\kappa}{3600\,r\,U}
 
     The device is paid for every hour; it produces r tokens/s only during the
-    share u of the hours in which it has work.
+    share U of the hours in which it has work.
 
     Parameters
     ----------
     price_per_device_hour : float or array_like
-        Price p of one device for one hour, > 0.
+        Price :math:`\kappa` of one device for one hour, > 0.
     tokens_per_second_per_device : float or array_like
         Throughput r of one device while busy, tokens/s, > 0.
     utilization : float or array_like, optional
-        Share u of paid hours the device is busy, in (0, 1] (default 1).
+        Share U of paid hours the device is busy, in (0, 1] (default 1).
 
     Returns
     -------
@@ -261,12 +270,12 @@ def cost_per_million_tokens(price_per_device_hour, tokens_per_second_per_device,
 
 
 def duty_cycle_cost_factor(duty_cycle):
-    r"""How many times the benchmark cost per result a device costs when busy only part of the time: 1/u.
+    r"""How many times the benchmark cost per result a device costs when busy only part of the time: 1/U.
 
     Parameters
     ----------
     duty_cycle : float or array_like
-        Share u of paid time the device does useful work, in (0, 1].
+        Share U of paid time the device does useful work, in (0, 1].
 
     Returns
     -------
@@ -285,19 +294,19 @@ def duty_cycle_cost_factor(duty_cycle):
 def break_even_utilization(price_per_device_hour, tokens_per_second_per_device, api_price_per_million_tokens):
     r"""The utilization above which a self-hosted device is cheaper per token than an API.
 
-    Setting :func:`cost_per_million_tokens` equal to the API's price a and
-    solving for u:
+    Setting :func:`cost_per_million_tokens` equal to the API's price
+    :math:`\kappa_\text{API}` and solving for U:
 
-    .. math:: u^{*} = \frac{10^6\,p}{3600\,r\,a}
+    .. math:: U^{*} = \frac{10^6\,\kappa}{3600\,r\,\kappa_\text{API}}
 
     Parameters
     ----------
     price_per_device_hour : float or array_like
-        Price p of one device-hour, > 0.
+        Price :math:`\kappa` of one device-hour, > 0.
     tokens_per_second_per_device : float or array_like
         Throughput r of one device while busy, tokens/s, > 0.
     api_price_per_million_tokens : float or array_like
-        The API's price a per million tokens, in the same currency, > 0.
+        The API's price :math:`\kappa_\text{API}` per million tokens, in the same currency, > 0.
 
     Returns
     -------
@@ -321,7 +330,7 @@ def break_even_utilization(price_per_device_hour, tokens_per_second_per_device, 
 def devices_for_demand(demand_tokens_per_second, tokens_per_second_per_device, target_utilization=1.0):
     r"""Devices needed to serve a demand while running each at a target utilization.
 
-    .. math:: n = \left\lceil \frac{\text{demand}}{r \cdot u_\text{target}} \right\rceil
+    .. math:: K = \left\lceil \frac{\text{demand}}{r \cdot U_\text{target}} \right\rceil
 
     Size for the *sustained* demand (a long-run average) and the devices run
     near the target; size for the peak and they idle the rest of the time.
@@ -340,6 +349,12 @@ def devices_for_demand(demand_tokens_per_second, tokens_per_second_per_device, t
     -------
     int or numpy.ndarray of int
 
+    Raises
+    ------
+    ValueError
+        An input is out of range, or the count would pass 2**53 (inputs out of
+        any sensible range).
+
     Examples
     --------
     >>> devices_for_demand(10_000, 1_500)
@@ -352,8 +367,12 @@ def devices_for_demand(demand_tokens_per_second, tokens_per_second_per_device, t
     u = check_fraction("target_utilization", target_utilization, open_low=True)
     db, rb, ub = check_broadcast(demand_tokens_per_second=d, tokens_per_second_per_device=r,
                                  target_utilization=u)
+    with np.errstate(over="ignore"):   # an overflow to infinity is refused by as_count, with the names
+        ratio = db / (rb * ub)
     # a relative tolerance keeps an exact fit from rounding up to one device too many
-    count = np.maximum(np.ceil(db / (rb * ub) * (1 - 1e-12)), 1).astype(int)
+    count = as_count("the device count, demand_tokens_per_second / (tokens_per_second_per_device * "
+                     "target_utilization),",
+                     np.maximum(np.ceil(ratio * (1 - 1e-12)), 1))
     if all(np.ndim(x) == 0 for x in (d, r, u)):
         return int(count)
     return count
@@ -365,16 +384,16 @@ def device_decode_rate(batch, n_params, context_tokens, device="A100 SXM 80GB", 
 
     One decode step produces one token for each of the b sequences. It must
     read every weight once (:math:`N b_\text{p}` bytes, shared by the whole batch)
-    and each sequence's key-value cache (:math:`2 L h T b_\text{p}` bytes for T
-    tokens of context: keys and values, L layers, width h), and do
+    and each sequence's key-value cache (:math:`2 \ell h L b_\text{p}` bytes for L
+    tokens of context: keys and values, :math:`\ell` layers, width h), and do
     :math:`2N` FLOPs per sequence. The step takes the longer of the memory
     time and the compute time on a device with bandwidth B and peak P:
 
-    .. math:: t(b) = \max\left(\frac{N b_\text{p} + b\,2 L h T b_\text{p}}{B},\;
+    .. math:: t(b) = \max\left(\frac{N b_\text{p} + b\,2 \ell h L b_\text{p}}{B},\;
               \frac{2 N b}{P}\right), \qquad \text{tokens/s} = \frac{b}{t(b)}.
 
     The shape comes from :func:`scalinglib.layout.hidden_size_for` (a GPT-style
-    model, width h = aspect_ratio times depth L). The weight read is the
+    model, width h = aspect_ratio times depth :math:`\ell`). The weight read is the
     fixed cost of a step, like the hourly price of a device: the more
     sequences share it, the cheaper each token. This is
     :func:`scalinglib.roofline.decode_tokens_per_second` with the cache sized
@@ -390,7 +409,7 @@ def device_decode_rate(batch, n_params, context_tokens, device="A100 SXM 80GB", 
     n_params : float or array_like
         Parameters N, > 0.
     context_tokens : float or array_like
-        Tokens T held in each sequence's cache, >= 0.
+        Tokens L held in each sequence's cache, >= 0.
     device : str or Accelerator, optional
         A name from :data:`scalinglib.hardware.CATALOG` (default the A100 SXM 80GB).
     precision : str, optional
@@ -398,7 +417,7 @@ def device_decode_rate(batch, n_params, context_tokens, device="A100 SXM 80GB", 
     bytes_per_value : float, optional
         Bytes per weight and per cache entry :math:`b_\text{p}` (default 2).
     aspect_ratio : float, optional
-        h / L of the assumed shape (default 128).
+        :math:`h/\ell` of the assumed shape (default 128).
 
     Returns
     -------
@@ -430,7 +449,7 @@ def device_decode_rate(batch, n_params, context_tokens, device="A100 SXM 80GB", 
 
 
 def _cache_bytes_per_sequence(n_params, context_tokens, bytes_per_value, aspect_ratio):
-    """Key-value cache of one sequence: keys and values, L layers of width h, for every token of context."""
+    """Key-value cache of one sequence: keys and values, ell layers of width h, for every token of context."""
     h = hidden_size_for(n_params, aspect_ratio)
     return 2.0 * (h / aspect_ratio) * h * context_tokens * bytes_per_value
 
@@ -438,7 +457,7 @@ def _cache_bytes_per_sequence(n_params, context_tokens, bytes_per_value, aspect_
 def max_decode_batch(n_params, context_tokens, device="A100 SXM 80GB", bytes_per_value=2.0, aspect_ratio=128.0):
     r"""The most sequences whose caches fit in a device's memory beside the weights.
 
-    .. math:: b_\max = \left\lfloor \frac{M - N b_\text{p}}{2 L h T b_\text{p}} \right\rfloor
+    .. math:: b_\max = \left\lfloor \frac{M - N b_\text{p}}{2 \ell h L b_\text{p}} \right\rfloor
 
     with the shape and cache of :func:`device_decode_rate` and M the
     device's memory (all of it: in practice the framework keeps some).
@@ -446,26 +465,33 @@ def max_decode_batch(n_params, context_tokens, device="A100 SXM 80GB", bytes_per
     Parameters
     ----------
     n_params : float
-        Parameters N, > 0.
+        Parameters N, > 0 (one number).
     context_tokens : float
-        Tokens T in each sequence's cache, > 0.
+        Tokens L in each sequence's cache, > 0 (one number).
     device, bytes_per_value, aspect_ratio : optional
-        As in :func:`device_decode_rate`.
+        As in :func:`device_decode_rate` (one number each).
 
     Returns
     -------
     int
         0 when the weights alone do not fit.
 
+    Raises
+    ------
+    TypeError
+        An array where one number is taken (call it once per model).
+    ValueError
+        A value out of range.
+
     Examples
     --------
     >>> max_decode_batch(7e9, 1024)
     116
     """
-    n = float(check_positive("n_params", n_params))
-    t = float(check_positive("context_tokens", context_tokens))
-    beta = float(check_positive("bytes_per_value", bytes_per_value))
-    a = float(check_positive("aspect_ratio", aspect_ratio))
+    n = float(check_positive("n_params", check_scalar("n_params", n_params)))
+    t = float(check_positive("context_tokens", check_scalar("context_tokens", context_tokens)))
+    beta = float(check_positive("bytes_per_value", check_scalar("bytes_per_value", bytes_per_value)))
+    a = float(check_positive("aspect_ratio", check_scalar("aspect_ratio", aspect_ratio)))
     free = get_accelerator(device).memory_bytes - n * beta
     if free <= 0:
         return 0
@@ -501,9 +527,9 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
     n_gpus : array_like of int
         Cluster sizes, powers of two.
     n_params : float
-        Model parameters, > 0.
+        Model parameters, > 0 (one number; call once per model).
     critical_batch_tokens : float
-        The critical batch, tokens, > 0.
+        The critical batch, tokens, > 0 (one number).
     grow_batch : bool, optional
         Which use of GPUs past the cap (default False: split the model).
     **layout_kwargs
@@ -516,6 +542,13 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
         ``n_gpus``, ``fits``, ``batch_tokens``, ``efficiency``, ``cost_factor``
         and ``time_factor`` (NaN where the model does not fit).
 
+    Raises
+    ------
+    TypeError
+        An array for ``n_params`` or ``critical_batch_tokens``.
+    ValueError
+        A value out of range.
+
     Examples
     --------
     >>> out = critical_batch_cost([256, 1024, 4096], 13e9, 2e6)
@@ -525,7 +558,8 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
     [1.34, 2.18, 5.53]
     """
     check_flag("grow_batch", grow_batch)
-    crit = float(check_positive("critical_batch_tokens", critical_batch_tokens))
+    n_params = check_scalar("n_params", n_params)
+    crit = float(check_positive("critical_batch_tokens", check_scalar("critical_batch_tokens", critical_batch_tokens)))
     sizes = check_whole("n_gpus", n_gpus)
     # growing the batch: a limit so high that data parallelism can take every GPU (a billion tokens per GPU)
     limit = 1e9 * float(np.max(sizes)) if grow_batch else crit
@@ -565,13 +599,16 @@ def training_cost(n_params, tokens, n_devices, price_per_device_hour, *, device=
 
     .. math:: t_\text{compute} = \frac{6 N D_\text{tok}}{n \cdot \text{MFU} \cdot P}, \quad
               t_\text{calendar} = \frac{t_\text{compute}}{u}, \quad
-              \$ = n \, t_\text{calendar} \, p
+              \$ = K \, t_\text{calendar} \, \kappa
 
     with P the device's dense peak at ``precision`` from the hardware catalog
-    and u the utilization, the share of paid device-hours the run is
+    and U the utilization, the share of paid device-hours the run is
     actually training (the rest goes to failures, restarts, reloading
     checkpoints and idle gaps). The price is an input, not a fact: rental
     prices vary by provider, contract and year.
+
+    Every numeric input is one number: call once per configuration (or see
+    Section 3.9's capstone table for a grid).
 
     Parameters
     ----------
@@ -580,21 +617,28 @@ def training_cost(n_params, tokens, n_devices, price_per_device_hour, *, device=
     tokens : float
         Training tokens :math:`D_\text{tok}`, > 0.
     n_devices : int
-        Devices n, whole >= 1.
+        Devices K, whole >= 1.
     price_per_device_hour : float
-        Price p of one device-hour, > 0.
+        Price :math:`\kappa` of one device-hour, > 0.
     device : str or Accelerator, optional
         A device of :data:`scalinglib.hardware.CATALOG` (default the H100 SXM 80GB).
     mfu : float, optional
         Model FLOPs utilization while running, in (0, 1] (default 0.4).
     utilization : float, optional
-        Share of paid time spent training, in (0, 1] (default 1).
+        Share U of paid time spent training, in (0, 1] (default 1).
     precision : str, optional
         Precision of the peak (default ``"bf16"``).
 
     Returns
     -------
     TrainingCost
+
+    Raises
+    ------
+    TypeError
+        An array or list where one number is taken.
+    ValueError
+        A value out of range, or a device not in the catalog.
 
     Examples
     --------
@@ -604,12 +648,12 @@ def training_cost(n_params, tokens, n_devices, price_per_device_hour, *, device=
     >>> round(training_cost(70e9, 1.4e12, 1024, 2.0, mfu=0.4, utilization=0.5).dollars / 1e6, 2)
     1.65
     """
-    n = float(check_positive("n_params", n_params))
-    d = float(check_positive("tokens", tokens))
-    k = int(check_whole("n_devices", n_devices))
-    price = float(check_positive("price_per_device_hour", price_per_device_hour))
-    m = float(check_fraction("mfu", mfu, open_low=True))
-    u = float(check_fraction("utilization", utilization, open_low=True))
+    n = float(check_positive("n_params", check_scalar("n_params", n_params)))
+    d = float(check_positive("tokens", check_scalar("tokens", tokens)))
+    k = int(check_whole("n_devices", check_scalar("n_devices", n_devices)))
+    price = float(check_positive("price_per_device_hour", check_scalar("price_per_device_hour", price_per_device_hour)))
+    m = float(check_fraction("mfu", check_scalar("mfu", mfu), open_low=True))
+    u = float(check_fraction("utilization", check_scalar("utilization", utilization), open_low=True))
     peak = get_accelerator(device).peak(precision)
     flops = float(flops_per_token(n)) * d
     compute_seconds = flops / (k * m * peak)

@@ -2,10 +2,13 @@
 quote, recomputed from the library. (The published figures themselves are in test_runs.py; the
 notebook's printed outputs are compared by nbval.)"""
 
+import math
+
 import numpy as np
 import pytest
 
 import scalinglib as sl
+from scalinglib import check
 from scalinglib.exercises import expected_answer
 
 H100 = "H100 SXM 80GB"
@@ -34,6 +37,22 @@ def test_flagship_runs_used_between_a_fifth_and_a_half():
     assert 0.2 <= min(values) and max(values) < 0.5
 
 
+def test_palm_shortfall_split_into_recomputation_and_the_rest():
+    # "Of the 53.8% ... 11.6 points went into recomputing activations ...; the other 42.2% ..."
+    palm = sl.MFU_RUNS[-1]
+    assert round(100 * (1 - palm.reported_mfu), 1) == 53.8
+    assert round(100 * (palm.reported_hfu - palm.reported_mfu), 1) == 11.6
+    assert round(100 * (1 - palm.reported_hfu), 1) == 42.2
+    assert palm.reported_mfu < 0.5          # "more than half of its peak unused for model FLOPs"
+
+
+def test_gopher_reproduces_only_with_the_assumed_batch():
+    gopher = sl.MFU_RUNS[1]
+    for batch, printed in ((3072 * 2048, 32.5), (6.0e6, 31.0)):
+        value = sl.mfu(0.0152 * batch, gopher.flops_per_token(), 4096, gopher.peak_flops_per_device)
+        assert round(100 * value, 1) == printed
+
+
 def test_mt_nlg_recomputed_to_two_decimals():
     mt = next(run for run in sl.MFU_RUNS if run.name == "Megatron-Turing NLG")
     assert (round(100 * mt.recomputed_mfu(False), 2), round(100 * mt.recomputed_mfu(), 2)) == (29.77, 30.26)
@@ -54,6 +73,15 @@ def test_megatron_growth_factors_and_dp_degree():
     assert rows[-1].n_gpus / rows[0].n_gpus == 96
     assert round(rows[-1].params_billion / rows[0].params_billion) == 593
     assert [r.data_parallel for r in rows[:6]] == [32] * 6
+
+
+def test_what_weak_scaling_holds_constant_in_megatron_table_1():
+    rows = sl.MEGATRON_WEAK_SCALING
+    share = [r.params_billion / (r.tensor_parallel * r.pipeline_parallel) for r in rows]
+    assert (round(min(share), 1), round(max(share), 1)) == (1.7, 2.4)           # every row
+    step = [6 * r.params_billion * 1e9 * r.batch * 2048 / r.n_gpus for r in rows]
+    assert (rows[0].batch, rows[5].batch) == (512, 1792)
+    assert round(step[5] / step[0], 1) == 4.9                                      # not constant
 
 
 def _model_tflops(row):
@@ -117,6 +145,23 @@ def test_break_even_table():
     assert sl.break_even_utilization(3.0, r8, 0.5) > 1        # at batch 8 a $0.50 API is never beaten
 
 
+def test_introl_floors_need_different_api_prices():
+    r7, r13 = sl.device_decode_rate(32, [7e9, 13e9], 1024, device=H100)
+    assert sl.max_decode_batch(13e9, 1024, device=H100) < 64 <= sl.max_decode_batch(7e9, 1024, device=H100)
+    assert round(r7 / r13, 2) == 1.66
+    floors = sl.break_even_utilization(3.0, np.array([r7, r13]), 0.5)
+    assert [round(100 * f) for f in floors] == [50, 83]          # same API price: the bigger model's floor is higher
+    api_13b = 1e6 * 3.0 / (3600 * r13 * 0.10)
+    assert round(api_13b, 2) == 4.15 and round(api_13b / 0.5, 1) == 8.3
+    assert sl.break_even_utilization(3.0, r13, api_13b) == pytest.approx(0.10)
+
+
+def test_figure_3_9_5_overflow_hours():
+    r = float(sl.device_decode_rate(64, 7e9, 1024, device=H100))
+    over = np.nonzero(DEMAND > 18 * r)[0]
+    assert list(over) == list(range(9, 18))       # "from 9:00 to 18:00", "from hour 9 to hour 18"
+
+
 def test_sizing_by_sustained_demand():
     r = float(sl.device_decode_rate(64, 7e9, 1024, device=H100))
     n_peak = sl.devices_for_demand(DEMAND.max(), r)
@@ -149,11 +194,24 @@ def test_critical_batch_figure_and_text():
     assert 280 < speed_split < 300 and 110 < speed_grow < 125
 
 
-def test_bigger_model_with_bigger_critical_batch_is_cheaper_on_the_same_cluster():
+def test_bigger_model_has_a_lower_overhead_only_with_its_assumed_bigger_critical_batch():
     small = sl.critical_batch_cost([4096], 13e9, 2e6)
     large = sl.critical_batch_cost([4096], 175e9, 8e6)
+    same = sl.critical_batch_cost([4096], 175e9, 2e6)
     assert round(small["cost_factor"][0], 2) == 2.90 and round(large["cost_factor"][0], 2) == 1.95
     assert round(large["efficiency"][0], 2) == 0.78
+    # at the same B_crit the bigger model's overhead is the worse one, and it is split further
+    assert round(same["cost_factor"][0], 2) == 3.10 > round(small["cost_factor"][0], 2)
+    assert (round(same["efficiency"][0], 2), round(small["efficiency"][0], 2)) == (0.49, 0.53)
+    # the slider's grid: with the same B_crit the bigger model never comes out ahead, to two decimals
+    g = 2 ** np.arange(3, 15)
+    for crit in (0.5e6, 2e6, 8e6):
+        small = sl.critical_batch_cost(g, 13e9, crit)["cost_factor"]
+        large = sl.critical_batch_cost(g, 175e9, crit)["cost_factor"]
+        fits = ~np.isnan(large)
+        assert np.all(np.round(large[fits], 2) >= np.round(small[fits], 2))
+    # the overhead is over each model's own minimum, which is 13.5 times larger per token for 175B
+    assert round(sl.flops_per_token(175e9) / sl.flops_per_token(13e9), 1) == 13.5
 
 
 # --- 3.9.9 and what carries forward ------------------------------------------------------------
@@ -187,6 +245,13 @@ def test_solution_numbers():
     days, millions = expected_answer("ex-3-9-6a")
     assert (round(days, 1), round(millions, 2)) == (9.3, 0.92)
     assert expected_answer("ex-3-9-6b") == 1365
+    assert round(2048 * days / 14, 1) == 1364.6 and math.ceil(2048 * 9.3 / 14) == 1361
+
+
+def test_exercise_3_9_6b_hint_warns_against_the_rounded_days():
+    fb = check("ex-3-9-6b", 1361)
+    assert not fb.correct and "unrounded days" in fb.text() and "1,361" in fb.text()
+    assert check("ex-3-9-6b", 1365).correct
     r = sl.MEGATRON_WEAK_SCALING[6]
     per_token = sl.megatron_flops_per_token(r.layers, r.hidden)
     assert round(per_token / 1e12, 2) == 1.20 and round(r.tflops_per_gpu * 1e12 / per_token) == 124

@@ -107,6 +107,12 @@ def test_devices_for_demand():
     np.testing.assert_array_equal(sl.devices_for_demand([3000, 9000], 1500, 0.5), [4, 12])
 
 
+@pytest.mark.parametrize(("demand", "rate"), [(1e300, 1e-300), (1e16, 1.0), ([10.0, 1e300], 1e-300)])
+def test_devices_for_demand_refuses_a_count_past_2_53_instead_of_wrapping(demand, rate):
+    with pytest.raises(ValueError, match="device count.*2\\*\\*53"):
+        sl.devices_for_demand(demand, rate)
+
+
 # --- serving ------------------------------------------------------------------------------------
 
 
@@ -129,6 +135,15 @@ def test_decode_beyond_memory_is_nan():
     assert not math.isnan(sl.device_decode_rate(b_max, 7e9, 1024))
     assert sl.max_decode_batch(70e9, 1024) == 0               # 140 GB of weights on an 80 GB device
     assert sl.max_decode_batch(70e9, 1024, device="MI300X") > 0
+
+
+@pytest.mark.parametrize("name", ["n_params", "context_tokens", "bytes_per_value", "aspect_ratio"])
+def test_max_decode_batch_takes_one_number_for_each_input(name):
+    kwargs = {"n_params": 7e9, "context_tokens": 1024, "bytes_per_value": 2.0, "aspect_ratio": 128.0}
+    kwargs[name] = [kwargs[name], 2 * kwargs[name]]
+    with pytest.raises(TypeError, match=f"{name} must be a single number"):
+        sl.max_decode_batch(**kwargs)
+    assert sl.max_decode_batch(np.array(7e9), np.int64(1024)) == sl.max_decode_batch(7e9, 1024)
 
 
 def test_decode_at_batch_one_reads_the_weights_once_per_token():
@@ -175,6 +190,21 @@ def test_critical_batch_cost_marks_what_does_not_fit():
     assert out["fits"][1] and out["cost_factor"][1] >= 1
 
 
+@pytest.mark.parametrize(("args", "name"), [
+    (([64], [13e9, 7e9], 2e6), "n_params"),
+    (([64], 13e9, [2e6, 4e6]), "critical_batch_tokens"),
+    (([64], np.array([13e9]), 2e6), "n_params"),
+])
+def test_critical_batch_cost_takes_one_model_at_a_time(args, name):
+    with pytest.raises(TypeError, match=f"{name} must be a single number"):
+        sl.critical_batch_cost(*args)
+
+
+def test_critical_batch_cost_reads_a_0d_array_as_a_number():
+    out = sl.critical_batch_cost([512], np.array(13e9), np.float64(2e6))
+    assert out["cost_factor"][0] == sl.critical_batch_cost([512], 13e9, 2e6)["cost_factor"][0]
+
+
 def test_grow_batch_must_be_a_bool():
     with pytest.raises(TypeError, match="grow_batch"):
         sl.critical_batch_cost([64], 1e9, 1e6, grow_batch=1)
@@ -204,6 +234,21 @@ def test_dollars_do_not_depend_on_the_device_count_but_days_do(n, u):
     assert b.days == pytest.approx(a.days * 64 / n)
     full = sl.training_cost(7e9, 140e9, n, 2.0, mfu=0.4)
     assert b.dollars == pytest.approx(full.dollars / u)
+
+
+@pytest.mark.parametrize("name", ["n_params", "tokens", "n_devices", "price_per_device_hour", "mfu",
+                                  "utilization"])
+def test_training_cost_takes_one_number_for_each_input(name):
+    kwargs = {"n_params": 7e9, "tokens": 1e11, "n_devices": 8, "price_per_device_hour": 2.0, "mfu": 0.4,
+              "utilization": 0.9}
+    kwargs[name] = [kwargs[name], kwargs[name]]
+    with pytest.raises(TypeError, match=f"{name} must be a single number"):
+        sl.training_cost(**kwargs)
+
+
+def test_training_cost_reads_0d_arrays_as_numbers():
+    a = sl.training_cost(np.array(7e9), np.float64(1e11), np.int64(8), np.array(2.0), mfu=np.float64(0.4))
+    assert a == sl.training_cost(7e9, 1e11, 8, 2.0, mfu=0.4)
 
 
 def test_training_cost_refuses_an_unknown_device():

@@ -6,6 +6,8 @@ import pytest
 
 import scalinglib as sl
 from scalinglib.figures import s3_9
+from scalinglib.plots import house_style
+from scalinglib.widgets import frame_values
 
 
 def _lines(ax):
@@ -73,6 +75,40 @@ def test_demand_sizing(fig):
     assert lines["9 devices, sized for the sustained demand"][1][0] == 9.0
 
 
+def _overflow(ax):
+    return next(c for c in ax.collections if c.get_label().startswith("above the sustained fleet"))
+
+
+def test_demand_sizing_shades_the_overflow_and_keeps_the_legend_off_the_day(fig):
+    demand = 1e3 * np.array([10.0] * 8 + [30.0] * 4 + [10.0] * 12)
+    ax = s3_9.demand_sizing(fig, demand, 1000.0, peak_devices=30, sustained_devices=20)
+    ys = _overflow(ax).get_paths()[0].vertices[:, 1]
+    xs = _overflow(ax).get_paths()[0].vertices[:, 0]
+    assert ys.min() == pytest.approx(20.0) and ys.max() == pytest.approx(30.0)      # capacity to demand
+    assert xs[ys > 20.0 + 1e-9].min() == 8 and xs[ys > 20.0 + 1e-9].max() == 12     # only the peak hours
+    fig.canvas.draw()
+    legend = ax.get_legend().get_window_extent()
+    assert legend.y0 >= ax.get_window_extent().y1 - 1                               # above the axes
+    assert len(ax.get_legend().get_texts()) == 4
+
+
+@pytest.mark.parametrize("size", [(6.0, 3.2), (6.4, 4.8)])       # the notebook's, and matplotlib's default
+def test_figure_3_9_3_notes_do_not_overlap(size):
+    with house_style():
+        fig = plt.figure(figsize=size, layout="constrained")
+    ax = s3_9.cost_vs_utilization(fig, price=3.0, tokens_per_second=2000.0, api_prices=(1.0, 2.0))
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in ax.texts]
+    assert len(boxes) == 3
+    for i in range(len(boxes)):
+        for j in range(i + 1, len(boxes)):
+            assert not boxes[i].overlaps(boxes[j]), (ax.texts[i].get_text(), ax.texts[j].get_text())
+    legend = ax.get_legend().get_window_extent(renderer)
+    assert not any(legend.overlaps(b) for b in boxes)
+    plt.close(fig)
+
+
 @pytest.mark.parametrize("n_params", [1.3e9, 13e9, 175e9, 1e12])
 @pytest.mark.parametrize("critical_batch", [0.5e6, 2e6, 8e6])
 def test_critical_batch_bill(fig, n_params, critical_batch):
@@ -106,3 +142,50 @@ def test_money_labels_escape_the_dollar_sign():
     assert s3_9._money(1234.0) == r"\$1.23k"
     assert s3_9._money(2.5e6) == r"\$2.5M"
     assert s3_9._money(12.0) == r"\$12"
+
+
+# --- the capstone table ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("n_params", "per_param", "device", "utilization", "mfu"), [
+    (70e9, 20, "H100 SXM 80GB", 0.9, 0.4),        # the worked example of the text
+    (7e9, 200, "A100 SXM 80GB", 0.5, 0.3),
+    (405e9, 20, "A100 SXM 80GB", 0.9, 0.5),
+    (405e9, 200, "H100 SXM 80GB", 0.5, 0.4),
+])
+def test_capstone_table_frames_are_training_cost(n_params, per_param, device, utilization, mfu):
+    frame = s3_9.capstone_table(n_params, per_param, device, mfu, utilization)
+    tokens = per_param * n_params
+    for k in s3_9.CAPSTONE_DEVICES:
+        run = sl.training_cost(n_params, tokens, k, 3.0, device=device, mfu=mfu, utilization=utilization)
+        assert f"<td>{s3_9._days(run.days)}</td>" in frame
+        assert f"<th>{k:,}</th>" in frame
+    for price in s3_9.CAPSTONE_PRICES:
+        run = sl.training_cost(n_params, tokens, 2048, price, device=device, mfu=mfu, utilization=utilization)
+        assert f"<td>{s3_9._money(run.dollars).replace(chr(92), '')}</td>" in frame
+        assert f"<td>${run.dollars_per_million_tokens:,.2f}</td>" in frame
+        assert f"<b>{run.device_hours:,.0f} device-hours</b>" in frame
+        assert f"<th>${price:g}</th>" in frame
+
+
+def test_capstone_table_default_frame_is_the_worked_example():
+    frame = s3_9.capstone_table(70e9, 20, "H100 SXM 80GB", 0.4, 0.9)
+    run = sl.training_cost(70e9, 1.4e12, 2048, 3.0, device="H100 SXM 80GB", mfu=0.4, utilization=0.9)
+    assert (round(run.days, 1), round(run.dollars / 1e6, 2)) == (9.3, 1.38)
+    assert "<td>9.3</td>" in frame and "<td>$1.38M</td>" in frame
+    assert f"<td>${run.dollars_per_million_tokens:.2f}</td>" in frame
+    assert "\\" not in frame           # no matplotlib escapes in HTML
+
+
+def test_capstone_slider_is_small():
+    pytest.importorskip("ipywidgets")
+    params = {
+        "n_params": sl.choice("model size", [7e9, 70e9, 405e9], default=70e9),
+        "tokens_per_param": sl.choice("tokens per parameter", [20, 200]),
+        "device": sl.choice("device", ["A100 SXM 80GB", "H100 SXM 80GB"], default="H100 SXM 80GB", fmt=str),
+        "utilization": sl.choice("utilization", [0.5, 0.9], default=0.9),
+        "mfu": sl.choice("MFU", [0.3, 0.4, 0.5], default=0.4),
+    }
+    frames = frame_values(params)
+    assert len(frames) == 72
+    assert max(len(s3_9.capstone_table(**v)) for v in frames) < 700

@@ -55,6 +55,24 @@ def test_gopher_reproduces_with_its_final_batch():
     assert _printed(gopher.recomputed_mfu(), 1) == 32.5
 
 
+def test_gopher_with_a_literal_six_million_batch_does_not_reproduce():
+    # the batch above is an assumption chosen because it gives 32.5%; a literal 6.0e6 gives 31.0%
+    gopher = RUNS["Gopher"]
+    literal = sl.mfu(0.0152 * 6.0e6, gopher.flops_per_token(), gopher.n_devices, gopher.peak_flops_per_device)
+    assert _printed(literal, 1) == 31.0
+    assert "assumption" in gopher.notes and "31.0%" in gopher.notes
+
+
+def test_palm_head_size_and_hfu_are_cited_not_inferred():
+    palm = RUNS["PaLM"]
+    assert palm.head_dim == 256 and "head size is always 256" in palm.sources["shape"]
+    assert "summar" not in palm.notes and "does not print" not in palm.notes
+    assert palm.reported_hfu == 0.578 and "57.8%" in palm.sources["reported_hfu"]
+    assert [r.reported_hfu for r in sl.MFU_RUNS[:3]] == [None, None, None]
+    # HFU - MFU: the share of peak that went into recomputation, not idle time
+    assert round(100 * (palm.reported_hfu - palm.reported_mfu), 1) == 11.6
+
+
 def test_mt_nlg_reproduces_within_the_truncation_palm_used():
     mt = RUNS["Megatron-Turing NLG"]
     assert round(mt.tokens_per_second / 1e3, 2) == 65.43          # 1920 x 2048 / 60.1

@@ -214,6 +214,7 @@ register(
         lambda: capstone()[1],
         rel_tol=0,
         whole=True,
-        hint="Days scale as 1/n at a fixed MFU: the calendar days on one GPU divided by 14, rounded up.",
+        hint="Days scale as 1/K at a fixed MFU: the calendar days on 2,048 GPUs times 2,048 / 14, rounded up. "
+        "Use the unrounded days, not the 9.3 printed: 9.3 gives 1,361, a few GPUs short.",
     ),
 )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 
 from ..cost import (
@@ -15,6 +17,11 @@ from ..cost import (
 from ..plots import COLORS, IDEAL, log2_axis, style_axes
 from ..runs import MEGATRON_WEAK_SCALING, MFU_RUNS
 from .s3_3 import _count
+
+#: Prices per device-hour shown side by side in the capstone table: assumptions, not quotes.
+CAPSTONE_PRICES = (2.0, 3.0, 4.0)
+#: Device counts shown side by side in the capstone table.
+CAPSTONE_DEVICES = (512, 2048, 8192)
 
 
 def mfu_comparison(fig, runs=MFU_RUNS):
@@ -72,19 +79,23 @@ def cost_vs_utilization(fig, price=3.0, tokens_per_second=1000.0, api_prices=(1.
     full = cost_per_million_tokens(price, tokens_per_second)
     ax.plot([40], [cost_per_million_tokens(price, tokens_per_second, 0.4)], marker="o", color=COLORS["black"],
             linestyle="none")
-    ax.annotate(f"40% busy: {1 / 0.4:g} x the\nbenchmark's \\${full:.2f}", (40, full / 0.4), xytext=(8, 6),
-                textcoords="offset points", fontsize=8)
+    # the note sits up and to the right of its dot, clear of the curve and of the break-even labels
+    ax.annotate(f"40% busy: {1 / 0.4:g} x the\nbenchmark's \\${full:.2f}", (40, full / 0.4), xytext=(24, 22),
+                textcoords="offset points", fontsize=8, va="bottom",
+                arrowprops={"arrowstyle": "-", "color": COLORS["black"], "linewidth": 0.8, "shrinkB": 4})
     styles = [(COLORS["vermillion"], ":"), (COLORS["green"], "-.")]
     for (color, style), api in zip(styles, api_prices):
         ax.axhline(api, color=color, linestyle=style, linewidth=1.5, label=fr"API at \${api:g} per million")
         u_star = break_even_utilization(price, tokens_per_second, api)
         if u_star <= 1:
             ax.axvline(100 * u_star, color=color, linestyle=style, linewidth=1.0, alpha=0.7)
-            ax.annotate(f"break-even {u_star:.0%}", (100 * u_star, api), xytext=(4, 6),
+            # below the API line, left of the break-even line: under the curve, where nothing else is drawn
+            ax.annotate(f"break-even {u_star:.0%}", (100 * u_star, api), xytext=(-4, -5), ha="right", va="top",
                         textcoords="offset points", fontsize=8, color=color)
-    ax.set_ylim(0, 5 * full)
+    # room above the dearest API line for the legend
+    ax.set_ylim(0, max(5 * full, 1.3 * max(api_prices, default=0)))
     ax.set_xlim(0, 100)
-    ax.set_xlabel("utilization u (% of paid hours busy)")
+    ax.set_xlabel("utilization U (% of paid hours busy)")
     ax.set_ylabel(r"\$ per million tokens")
     ax.legend(loc="upper right", fontsize=8)
     return ax
@@ -130,12 +141,18 @@ def demand_sizing(fig, demand, tokens_per_second_per_device, peak_devices, susta
                                       (sustained_devices, COLORS["green"], "-.", "sized for the sustained demand")):
         ax.axhline(count * tokens_per_second_per_device / 1e3, color=color, linestyle=style, linewidth=1.6,
                    label=f"{count} devices, {what}")
+    # the demand the sustained fleet cannot serve: shaded between its capacity and the demand
+    capacity = sustained_devices * tokens_per_second_per_device
+    ax.fill_between(hours, capacity / 1e3, np.maximum(steps, capacity) / 1e3, step="post",
+                    facecolor=COLORS["orange"], alpha=0.55, hatch="///", edgecolor=COLORS["vermillion"], lw=0,
+                    label="above the sustained fleet: sent to the API")
     ax.set_xlim(0, len(demand))
     ax.set_xticks(range(0, len(demand) + 1, 3))
     ax.set_ylim(0, None)
     ax.set_xlabel("hour of the day")
     ax.set_ylabel("thousand tokens/s")
-    ax.legend(loc="upper left", fontsize=8)
+    # above the axes, where it hides none of the day
+    ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, fontsize=8)
     return ax
 
 
@@ -191,7 +208,7 @@ def training_bill(fig, n_params, n_devices, utilization, *, tokens_per_param=20.
     top.text(0.0, 0.92, f"{_count(n_params)} parameters on {_count(tokens)} tokens, {n_devices:,} x {device}",
              fontsize=9.5, va="top", color="#333333")
     numbers = (
-        (f"{run.days:,.1f}" if run.days < 1000 else f"{run.days:,.0f}", "days"),
+        (_days(run.days), "days"),
         (_money(run.dollars), "total"),
         (fr"\${run.dollars_per_million_tokens:,.2f}", "per million tokens"),
     )
@@ -217,6 +234,36 @@ def training_bill(fig, n_params, n_devices, utilization, *, tokens_per_param=20.
     bar.xaxis.set_major_formatter(lambda x, _pos: _money(x))
     bar.legend(loc="upper center", bbox_to_anchor=(0.5, -0.7), ncol=3, fontsize=7.5, frameon=False)
     return bar
+
+
+def capstone_table(n_params, tokens_per_param, device, mfu, utilization, *, device_counts=CAPSTONE_DEVICES,
+                   prices=CAPSTONE_PRICES):
+    """One frame of the capstone calculator, as small HTML tables: a training run's calendar days on each
+    number of devices (a column per count), its device-hours, and its dollars and dollars per million
+    tokens at each hourly price (a column per price). Every number comes from
+    :func:`scalinglib.cost.training_cost`; at a fixed MFU the device-hours and dollars do not depend on
+    the number of devices, so they are shown once. Returns the HTML string."""
+    tokens = tokens_per_param * n_params
+    by_count = [training_cost(n_params, tokens, k, prices[0], device=device, mfu=mfu, utilization=utilization)
+                for k in device_counts]
+    by_price = [training_cost(n_params, tokens, device_counts[0], price, device=device, mfu=mfu,
+                              utilization=utilization) for price in prices]
+    days = "".join(f"<td>{_days(r.days)}</td>" for r in by_count)
+    counts = "".join(f"<th>{k:,}</th>" for k in device_counts)
+    head = "".join(f"<th>${price:g}</th>" for price in prices)
+    total = "".join(f"<td>{_money(r.dollars).replace(chr(92), '')}</td>" for r in by_price)
+    per_m = "".join(f"<td>${r.dollars_per_million_tokens:,.2f}</td>" for r in by_price)
+    return (
+        f"<p>{_count(n_params)} parameters on {_count(tokens)} tokens, {html.escape(str(device))}: "
+        f"<b>{by_price[0].device_hours:,.0f} device-hours</b> however many devices share them</p>"
+        f"<table><tr><th>devices</th>{counts}</tr><tr><td>calendar days</td>{days}</tr></table>"
+        f"<table><tr><th>price per device-hour</th>{head}</tr>"
+        f"<tr><td>total</td>{total}</tr><tr><td>per million tokens</td>{per_m}</tr></table>"
+    )
+
+
+def _days(days: float) -> str:
+    return f"{days:,.1f}" if days < 1000 else f"{days:,.0f}"
 
 
 def _money(dollars: float) -> str:
