@@ -27,6 +27,7 @@ from .comm import (
     effective_bandwidth,
     half_performance_size,
     hierarchical_allreduce_time,
+    multiring_allreduce_time,
     p2p_time,
 )
 from .cost import (
@@ -268,6 +269,7 @@ __all__ = [
     "collective_lower_bound",
     "best_algorithm",
     "crossover_size",
+    "multiring_allreduce_time",
     "hierarchical_allreduce_time",
     "bus_bandwidth_factor",
     "algorithm_bandwidth",

@@ -12,17 +12,17 @@ effective bandwidth ``n / T(n)`` is half the link's.
 **Collectives.** Each algorithm of :data:`ALGORITHMS` is a schedule of
 messages, so its time has the form
 
-.. math:: T = a\,\alpha + b\,n\beta + c\,n\gamma,
+.. math:: T = k_\alpha\,\alpha + k_\beta\,n\beta + k_\gamma\,n\gamma,
 
 where ``gamma`` is the time per byte to combine data (a reduction, e.g. an
-addition) and the coefficients ``a`` (messages on the critical path), ``b``
-(bytes sent per byte of ``n``) and ``c`` (bytes reduced per byte of ``n``)
-depend on the collective, the algorithm and the number of processes ``p``.
-:func:`collective_cost_terms` returns them; they follow Thakur, Rabenseifner
-and Gropp (2005), with ``lg`` the base-2 logarithm:
+addition) and the coefficients ``k_alpha`` (messages on the critical path),
+``k_beta`` (bytes sent per byte of ``n``) and ``k_gamma`` (bytes reduced per
+byte of ``n``) depend on the collective, the algorithm and the number of
+processes ``p``. :func:`collective_cost_terms` returns them; they follow
+Thakur, Rabenseifner and Gropp (2005), with ``lg`` the base-2 logarithm:
 
 ==================  ==================  =================  ===============  ==============
-collective          algorithm           a (latency)        b (bandwidth)    c (compute)
+collective          algorithm           k_alpha            k_beta           k_gamma
 ==================  ==================  =================  ===============  ==============
 broadcast           binomial_tree       ceil(lg p)         ceil(lg p)       0
 broadcast           scatter_allgather   ceil(lg p) + p-1   2(p-1)/p         0
@@ -58,13 +58,21 @@ which it keeps a reduced ``n/p`` (reduce-scatter); the gathered total that
 every rank ends with, to which each rank contributes ``n/p`` (all-gather).
 This is the convention of Thakur et al. and of the NCCL tests.
 
-**p not a power of two.** Tree algorithms take ``ceil(lg p)`` steps.
-Recursive doubling, recursive halving and Rabenseifner's algorithm pair
-processes at distance 1, 2, 4, ... and need ``p`` to be a power of two;
-MPICH handles other ``p`` by first folding the extra processes into their
-neighbours, at the cost of extra steps and about twice the data (Thakur et al.
-2005, section 4). That fix-up is not modelled: those algorithms refuse other
-``p`` here (:func:`algorithms_for` lists what applies).
+**p not a power of two.** The ring, the binomial trees and
+``scatter_allgather`` work for any ``p`` (the trees take ``ceil(lg p)``
+steps), and the table gives their cost for every ``p``. Recursive doubling,
+recursive halving and Rabenseifner's algorithm pair processes at distance 1,
+2, 4, ... and need ``p`` to be a power of two. For the reductions (reduce,
+reduce-scatter, all-reduce) MPICH handles other ``p`` by first folding the
+surplus processes' data into their neighbours, and by handing results back at
+the end where those processes need them: extra messages of up to the whole
+buffer, which for Rabenseifner's all-reduce roughly double the bytes (it
+costs ``(2 floor(lg p) + 2) alpha + (2(p-1)/p + 2) n beta + (1 + (p-1)/p) n
+gamma``, as the comments in MPICH's source state). All-gather needs no fold:
+Bruck's algorithm takes ``ceil(lg p)`` steps and moves the same
+``(p-1)/p n`` bytes for any ``p`` (Thakur et al. 2005). Neither the fold nor
+Bruck's algorithm is modelled here: the power-of-two algorithms refuse other
+``p`` (:func:`algorithms_for` lists what applies).
 
 The model assumes every pair of processes can exchange messages at the same
 ``alpha`` and ``beta`` at the same time (one send and one receive per process
@@ -73,8 +81,16 @@ shape and the order of magnitude.
 
 **Bus bandwidth.** The NCCL tests report a collective's *algorithm bandwidth*
 ``algbw = n / t`` and a *bus bandwidth* ``busbw = algbw * factor``, where the
-factor (:func:`bus_bandwidth_factor`) makes a bandwidth-optimal algorithm's
-busbw equal the per-rank link bandwidth whatever ``p`` is.
+factor (:func:`bus_bandwidth_factor`) is the bandwidth coefficient of the
+lower bound (:func:`collective_lower_bound`), so that an algorithm reaching
+that bound shows a busbw equal to the per-rank link bandwidth whatever ``p``
+is. The ring reaches it for all-reduce, all-gather and reduce-scatter; for
+broadcast and reduce only a pipelined chain, not modelled here, approaches it.
+
+**Clusters of nodes.** :func:`multiring_allreduce_time` prices a flat ring
+all-reduce laid out node by node, one ring per network port, and
+:func:`hierarchical_allreduce_time` the three-phase all-reduce (inside the
+node, across nodes, inside the node again).
 """
 
 from __future__ import annotations
@@ -99,6 +115,7 @@ __all__ = [
     "collective_lower_bound",
     "best_algorithm",
     "crossover_size",
+    "multiring_allreduce_time",
     "hierarchical_allreduce_time",
     "bus_bandwidth_factor",
     "algorithm_bandwidth",
@@ -179,8 +196,9 @@ def _algorithm(collective: str, name) -> str:
 
 
 def _is_power_of_two(p: np.ndarray) -> np.ndarray:
-    ints = p.astype(np.int64)
-    return (ints & (ints - 1)) == 0
+    """Exact for every whole float: a power of two has the mantissa 0.5 in ``frexp`` (no cast to int64)."""
+    mantissa, _ = np.frexp(np.asarray(p, dtype=float))
+    return mantissa == 0.5
 
 
 def _check_power_of_two(collective, algorithm, p: np.ndarray) -> None:
@@ -323,7 +341,7 @@ def algorithms_for(collective, p=None):
 
 
 def _terms(collective: str, algorithm: str, p: np.ndarray):
-    """(a, b, c) coefficient arrays for a canonical collective and algorithm."""
+    """(k_alpha, k_beta, k_gamma) coefficient arrays for a canonical collective and algorithm."""
     lg = np.log2(p)
     clg = np.ceil(lg - 1e-12)          # exact for powers of two despite rounding in log2
     f = (p - 1.0) / p
@@ -346,11 +364,13 @@ def _terms(collective: str, algorithm: str, p: np.ndarray):
 
 
 def collective_cost_terms(collective, p, algorithm=None):
-    r"""Coefficients ``(a, b, c)`` of a collective's cost ``a alpha + b n beta + c n gamma``.
+    r"""Coefficients ``(k_alpha, k_beta, k_gamma)`` of a collective's cost.
 
-    ``a`` counts the messages on the critical path, ``b`` the bytes each
-    process sends in sequence per byte of ``n``, and ``c`` the bytes it
-    reduces per byte of ``n`` (see the table in the module documentation).
+    .. math:: T = k_\alpha\,\alpha + k_\beta\,n\beta + k_\gamma\,n\gamma
+
+    ``k_alpha`` counts the messages on the critical path, ``k_beta`` the bytes
+    each process sends in sequence per byte of ``n``, and ``k_gamma`` the bytes
+    it reduces per byte of ``n`` (see the table in the module documentation).
 
     Parameters
     ----------
@@ -366,6 +386,7 @@ def collective_cost_terms(collective, p, algorithm=None):
     Returns
     -------
     tuple of three floats (or arrays, if ``p`` is an array)
+        ``(k_alpha, k_beta, k_gamma)``.
 
     Raises
     ------
@@ -392,7 +413,7 @@ def collective_cost_terms(collective, p, algorithm=None):
 def collective_time(collective, nbytes, p, alpha, beta, gamma=0.0, algorithm=None):
     r"""Time of a collective operation under the alpha-beta-gamma model (Thakur et al. 2005).
 
-    .. math:: T = a(p)\,\alpha + b(p)\,n\beta + c(p)\,n\gamma
+    .. math:: T = k_\alpha(p)\,\alpha + k_\beta(p)\,n\beta + k_\gamma(p)\,n\gamma
 
     with the coefficients of :func:`collective_cost_terms`. For ``p = 1``
     every collective costs nothing.
@@ -590,9 +611,11 @@ def crossover_size(collective, algorithm_a, algorithm_b, p, alpha, beta, gamma=0
 
     Both costs are straight lines in ``n``, so they meet at
 
-    .. math:: n^{*} = \frac{(a_A - a_B)\,\alpha}{(b_B - b_A)\,\beta + (c_B - c_A)\,\gamma}.
+    .. math::
+        n^{*} = \frac{(k_{\alpha,A} - k_{\alpha,B})\,\alpha}
+                      {(k_{\beta,B} - k_{\beta,A})\,\beta + (k_{\gamma,B} - k_{\gamma,A})\,\gamma}.
 
-    Below ``n*`` the algorithm with fewer messages (smaller ``a``) wins; above it,
+    Below ``n*`` the algorithm with fewer messages (smaller ``k_alpha``) wins; above it,
     the one that moves fewer bytes.
 
     Parameters
@@ -637,23 +660,132 @@ def crossover_size(collective, algorithm_a, algorithm_b, p, alpha, beta, gamma=0
     return num / den
 
 
+def _cluster(nbytes, nodes, per_node, alpha_intra, beta_intra, alpha_inter, beta_inter, gamma, nics):
+    """Check a cluster's parameters up front and broadcast them together (nics defaults to per_node)."""
+    values = {
+        "nbytes": check_nonnegative("nbytes", nbytes),
+        "nodes": check_whole("nodes", nodes),
+        "per_node": check_whole("per_node", per_node),
+        "alpha_intra": check_nonnegative("alpha_intra", alpha_intra),
+        "beta_intra": check_nonnegative("beta_intra", beta_intra),
+        "alpha_inter": check_nonnegative("alpha_inter", alpha_inter),
+        "beta_inter": check_nonnegative("beta_inter", beta_inter),
+        "gamma": check_nonnegative("gamma", gamma),
+    }
+    values["nics"] = values["per_node"] if nics is None else check_whole("nics", nics)
+    out = dict(zip(values, check_broadcast(**values)))
+    too_many = out["nics"] > out["per_node"]
+    if too_many.any():
+        k, g = out["nics"][too_many].flat[0], out["per_node"][too_many].flat[0]
+        raise ValueError(f"nics must be a whole number from 1 to per_node (one network port per device at most); "
+                         f"got {k:g} with per_node = {g:g}")
+    return out, tuple(values.values())
+
+
+def multiring_allreduce_time(nbytes, nodes, per_node, alpha_intra, beta_intra, alpha_inter, beta_inter,
+                             gamma=0.0, nics=None):
+    r"""Flat ring all-reduce over ``nodes`` nodes of ``per_node`` devices, rings laid out node by node.
+
+    Each ring visits the ``g`` devices of a node over the fast links inside
+    it and crosses to the next node once, so only one hop per node and ring
+    uses the network. ``k`` rings run side by side, one per network port of a
+    node, each carrying ``n/k`` of the buffer; this is how NCCL lays out its
+    rings on a cluster. All ``p = m g`` devices take part in every ring, so it
+    is a ring all-reduce of :func:`collective_time` with ``2(p-1)`` steps of a
+    chunk of ``n/(k p)`` bytes. A step lasts as long as its slowest hop:
+
+    .. math::
+        T = 2(p-1)\,\alpha_\text{step}
+            + 2\frac{p-1}{p}\,\frac{n}{k}\,\max(\beta_o,\; c\,\beta_i)
+            + \frac{p-1}{p}\,n\gamma
+
+    where ``alpha_step`` is the larger of the two latencies, ``beta_o`` the
+    network's time per byte (one port per ring), and ``c`` the number of the
+    rings' chunks the busiest device pushes through its own fast link in one
+    step: ``min(k, g-1)`` (a device where a ring leaves the node sends that
+    ring's chunk over the network instead). With one node there is no network
+    hop and the rings share each device's link: ``T`` is the ring all-reduce
+    over ``g`` devices at ``alpha_intra`` and ``beta_intra``.
+
+    Parameters
+    ----------
+    nbytes : float or array_like
+        Buffer size n on each device, >= 0.
+    nodes : int or array_like
+        Nodes m, whole >= 1.
+    per_node : int or array_like
+        Devices per node g, whole >= 1.
+    alpha_intra, beta_intra : float or array_like
+        Latency (s) and time per byte (s/B) of each device's link inside a
+        node, >= 0.
+    alpha_inter, beta_inter : float or array_like
+        The same for one network port, >= 0.
+    gamma : float or array_like, optional
+        Seconds per byte reduced, >= 0 (default 0).
+    nics : int or array_like, optional
+        Network ports per node k, whole from 1 to ``per_node``; one ring
+        per port. Default ``per_node`` (a port per device).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Seconds.
+
+    Raises
+    ------
+    ValueError
+        A value out of range, ``nics`` > ``per_node``, or shapes that do not
+        broadcast together.
+
+    See Also
+    --------
+    hierarchical_allreduce_time : the same cluster, reducing inside the nodes first.
+
+    Examples
+    --------
+    Four nodes of eight GPUs, NVLink at 450 GB/s inside, one 50 GB/s port per GPU:
+
+    >>> t = multiring_allreduce_time(1e9, 4, 8, 0.0, 1 / 450e9, 0.0, 1 / 50e9)
+    >>> round(t * 1e3, 2)                    # 2 (p-1)/p (n/8) / 50 GB/s
+    4.84
+    >>> round(multiring_allreduce_time(1e9, 4, 8, 0.0, 1 / 450e9, 0.0, 1 / 50e9, nics=1) * 1e3, 2)
+    38.75
+    """
+    v, inputs = _cluster(nbytes, nodes, per_node, alpha_intra, beta_intra, alpha_inter, beta_inter, gamma, nics)
+    n, m, g, k = v["nbytes"], v["nodes"], v["per_node"], v["nics"]
+    p = m * g
+    one_node = m == 1
+    chunks = np.where(one_node, k, np.minimum(k, g - 1.0))       # chunks per step on the busiest device's link
+    beta_step = np.where(one_node, k * v["beta_intra"], np.maximum(v["beta_inter"], chunks * v["beta_intra"]))
+    alpha_step = np.where(one_node, v["alpha_intra"],
+                          np.where(g > 1, np.maximum(v["alpha_intra"], v["alpha_inter"]), v["alpha_inter"]))
+    f = (p - 1.0) / p
+    total = 2.0 * (p - 1.0) * alpha_step + 2.0 * f * (n / k) * beta_step + f * n * v["gamma"]
+    return scalar_or_array(total, *inputs)
+
+
 def hierarchical_allreduce_time(nbytes, nodes, per_node, alpha_intra, beta_intra, alpha_inter, beta_inter,
-                                gamma=0.0):
-    r"""All-reduce over ``nodes`` nodes of ``per_node`` devices, in three ring phases.
+                                gamma=0.0, nics=None):
+    r"""All-reduce over ``nodes`` nodes of ``per_node`` devices, in three ring phases, one after another.
 
     1. Reduce-scatter inside each node over the fast links: each device ends
-       with a reduced ``1/per_node`` of the buffer.
-    2. All-reduce of that share across the nodes over the slower network, one
-       ring per device position (all run at once, one network link each).
+       with a reduced ``1/g`` of the buffer.
+    2. All-reduce of those shares across the nodes over the network, one ring
+       per device position; the ``g`` rings share the node's ``k`` network
+       ports, so each port carries ``n/k`` bytes of them.
     3. All-gather inside each node.
 
     .. math::
-        T = T_\text{RS}(n, g; \alpha_i, \beta_i) + T_\text{AR}(n/g, m; \alpha_o, \beta_o)
+        T = T_\text{RS}(n, g; \alpha_i, \beta_i)
+            + 2(m-1)\,\alpha_o + 2\frac{m-1}{m}\,\frac{n}{k}\,\beta_o + \frac{m-1}{m}\,\frac{n}{g}\,\gamma
             + T_\text{AG}(n, g; \alpha_i, \beta_i)
 
-    for ``g`` devices per node and ``m`` nodes, each term the ring cost of
-    :func:`collective_time`. Only ``1/g`` of the data crosses the slow
-    network, which is why hierarchy pays.
+    for ``g`` devices per node, ``m`` nodes and ``k`` network ports per node,
+    the inside terms being the ring costs of :func:`collective_time`. The
+    network carries ``2(m-1)/m`` bytes per byte of ``n/k`` where a flat
+    node-ordered ring (:func:`multiring_allreduce_time`) carries ``2(p-1)/p``,
+    and ``2(m-1) + 2(g-1)`` latencies replace ``2(p-1)``; but the phases are
+    not overlapped, so the time inside the nodes adds to the network's.
 
     Parameters
     ----------
@@ -666,32 +798,45 @@ def hierarchical_allreduce_time(nbytes, nodes, per_node, alpha_intra, beta_intra
     alpha_intra, beta_intra : float or array_like
         Latency (s) and time per byte (s/B) of the links inside a node, >= 0.
     alpha_inter, beta_inter : float or array_like
-        The same for the network between nodes, >= 0.
+        The same for one network port between nodes, >= 0.
     gamma : float or array_like, optional
         Seconds per byte reduced, >= 0 (default 0).
+    nics : int or array_like, optional
+        Network ports per node k, whole from 1 to ``per_node``. Default
+        ``per_node``: one port per device, so the ``g`` rings of phase 2 run
+        at once, each on its own port.
 
     Returns
     -------
     float or numpy.ndarray
         Seconds.
 
+    Raises
+    ------
+    ValueError
+        A value out of range, ``nics`` > ``per_node``, or shapes that do not
+        broadcast together.
+
+    See Also
+    --------
+    multiring_allreduce_time : the flat ring over the same cluster.
+
     Examples
     --------
     >>> t = hierarchical_allreduce_time(1e9, 4, 8, 0.0, 1 / 450e9, 0.0, 1 / 50e9)
-    >>> round(t * 1e3, 2)      # ms, with NVLink inside the nodes and 50 GB/s between them
+    >>> round(t * 1e3, 2)      # ms, with NVLink inside the nodes and a 50 GB/s port per GPU
     7.64
+    >>> round(hierarchical_allreduce_time(1e9, 4, 8, 0.0, 1 / 450e9, 0.0, 1 / 50e9, nics=1) * 1e3, 2)
+    33.89
     """
-    m = check_whole("nodes", nodes)
-    g = check_whole("per_node", per_node)
-    n = check_nonnegative("nbytes", nbytes)
-    for name, value in (("alpha_intra", alpha_intra), ("beta_intra", beta_intra), ("alpha_inter", alpha_inter),
-                        ("beta_inter", beta_inter), ("gamma", gamma)):
-        check_nonnegative(name, value)
-    inside_rs = collective_time("reduce_scatter", n, g, alpha_intra, beta_intra, gamma)
-    across = collective_time("allreduce", np.asarray(n) / g, m, alpha_inter, beta_inter, gamma)
-    inside_ag = collective_time("allgather", n, g, alpha_intra, beta_intra)
+    v, inputs = _cluster(nbytes, nodes, per_node, alpha_intra, beta_intra, alpha_inter, beta_inter, gamma, nics)
+    n, m, g, k = v["nbytes"], v["nodes"], v["per_node"], v["nics"]
+    inside_rs = collective_time("reduce_scatter", n, g, v["alpha_intra"], v["beta_intra"], v["gamma"])
+    across = (collective_time("allreduce", n / k, m, v["alpha_inter"], v["beta_inter"])
+              + collective_time("allreduce", n / g, m, 0.0, 0.0, v["gamma"]))
+    inside_ag = collective_time("allgather", n, g, v["alpha_intra"], v["beta_intra"])
     total = np.asarray(inside_rs) + np.asarray(across) + np.asarray(inside_ag)
-    return scalar_or_array(total, n, m, g)
+    return scalar_or_array(total, *inputs)
 
 
 def bus_bandwidth_factor(collective, p):
@@ -709,9 +854,15 @@ def bus_bandwidth_factor(collective, p):
     reduce          1
     ==============  ==========
 
-    The factor is the bandwidth coefficient ``b`` of a bandwidth-optimal
-    algorithm, so an algorithm moving data at the link speed ``1/beta`` shows a
-    busbw of ``1/beta`` for any ``p``, which can be compared with the hardware.
+    For ``p > 1`` the factor is the bandwidth coefficient of the lower bound
+    (:func:`collective_lower_bound`), the bytes per byte of ``n`` that some
+    rank must send or receive, so an algorithm that reaches the bound at the
+    link speed ``1/beta`` shows a busbw of ``1/beta`` for any ``p``, which can
+    be compared with the hardware. The ring reaches it for all-reduce,
+    all-gather and reduce-scatter; for broadcast and reduce a pipelined chain
+    approaches it (NCCL's ring broadcast), which :data:`ALGORITHMS` does not
+    model: for ``p > 2`` the binomial tree moves ``ceil(lg p)`` and
+    ``scatter_allgather`` and ``rabenseifner`` ``2(p-1)/p`` bytes per byte.
 
     Parameters
     ----------

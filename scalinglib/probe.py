@@ -51,7 +51,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import as_float_array, check_scalar, check_whole
+from ._validate import as_float_array, check_positive, check_scalar, check_whole
 
 __all__ = [
     "Timings",
@@ -235,7 +235,10 @@ def fit_alpha_beta(nbytes, seconds):
     Raises
     ------
     ValueError
-        As for :func:`fit_rate`.
+        As for :func:`fit_rate`; and when the fitted transfer time of the
+        largest message, ``beta * max(nbytes)``, is below a millionth of its
+        measured time: the times do not grow with the size beyond rounding,
+        and ``beta`` would be noise.
 
     Examples
     --------
@@ -243,10 +246,15 @@ def fit_alpha_beta(nbytes, seconds):
     >>> fit = fit_alpha_beta(n, 10e-6 + n / 2e9)
     >>> round(fit.alpha * 1e6, 6), round(fit.bandwidth / 1e9, 6)
     (10.0, 2.0)
+    >>> fit_alpha_beta([8, 16], [1e-6, 1e-6])
+    Traceback (most recent call last):
+        ...
+    ValueError: seconds must grow with nbytes to give a bandwidth; these timings do not
     """
     x, t = _series("nbytes", nbytes, "seconds", seconds)
     a, b = _fit_line(x, t)
-    if b <= 0:
+    largest = int(np.argmax(x))
+    if b <= 0 or b * x[largest] <= 1e-6 * t[largest]:
         raise ValueError("seconds must grow with nbytes to give a bandwidth; these timings do not")
     return AlphaBeta(a, b)
 
@@ -654,9 +662,9 @@ def pingpong_timings(sizes=tuple(8 * 4**k for k in range(8)), repeats=7, target_
     sizes : sequence of int, optional
         Message sizes in bytes, whole >= 1 (default 8 B to 128 KiB, by factors of 4).
     repeats : int, optional
-        Batches per size (default 7).
+        Batches per size, whole >= 1 (default 7).
     target_seconds : float, optional
-        Rough length of one batch (default 0.01 s).
+        Rough length of one batch in seconds, > 0 (default 0.01 s).
 
     Returns
     -------
@@ -670,8 +678,8 @@ def pingpong_timings(sizes=tuple(8 * 4**k for k in range(8)), repeats=7, target_
     ([8.0, 4096.0], True)
     """
     nbytes = _sizes("sizes", sizes)
-    r = int(check_whole("repeats", repeats))
-    target = float(as_float_array("target_seconds", target_seconds))
+    r = int(check_whole("repeats", check_scalar("repeats", repeats)))
+    target = float(check_positive("target_seconds", check_scalar("target_seconds", target_seconds)))
     seconds = []
     with _echo_partner(max(nbytes)) as (receive, send):
         buf = bytearray(max(nbytes))
@@ -731,9 +739,9 @@ def pair_allreduce_timings(sizes=(3 * 2**11, 3 * 2**13, 3 * 2**15), repeats=7, t
     sizes : sequence of int, optional
         Vector sizes in bytes, whole multiples of 4 (default 6, 24 and 96 KiB).
     repeats : int, optional
-        Batches per size; the best is kept.
+        Batches per size, whole >= 1; the best is kept.
     target_seconds : float, optional
-        Rough length of one batch.
+        Rough length of one batch in seconds, > 0.
 
     Returns
     -------
@@ -750,8 +758,8 @@ def pair_allreduce_timings(sizes=(3 * 2**11, 3 * 2**13, 3 * 2**15), repeats=7, t
     for n in nbytes:
         if n % 4:
             raise ValueError(f"sizes must be whole multiples of 4 bytes (float32 elements); got {n}")
-    r = int(check_whole("repeats", repeats))
-    target = float(as_float_array("target_seconds", target_seconds))
+    r = int(check_whole("repeats", check_scalar("repeats", repeats)))
+    target = float(check_positive("target_seconds", check_scalar("target_seconds", target_seconds)))
     seconds = []
     with _echo_partner(max(nbytes)) as (receive, send):
         for n in nbytes:

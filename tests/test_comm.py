@@ -120,6 +120,23 @@ def test_power_of_two_algorithms_refuse_other_p(collective, algorithm):
         sl.collective_time(collective, 1e6, np.array([4, 6]), ALPHA, BETA, algorithm=algorithm)
 
 
+def test_power_of_two_test_is_exact_for_huge_p():
+    """No cast to int64: 2**63 and beyond are powers of two, 3 * 2**62 is not, and nothing warns."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for p in (2**53, 2**63, 2**64, 2**100):
+            assert "rabenseifner" in sl.algorithms_for("allreduce", p)
+            assert sl.collective_cost_terms("allreduce", p, "recursive_doubling")[0] == math.log2(p)
+        for p in (3 * 2**62, 2**63 + 2**40, 2**53 + 2):
+            assert sl.algorithms_for("allreduce", p) == ("ring", "binomial_tree")
+            with pytest.raises(ValueError, match="power of two"):
+                sl.collective_time("allreduce", 1e6, p, ALPHA, BETA, algorithm="rabenseifner")
+    assert sl.comm._is_power_of_two(np.array([1.0, 2, 3, 4, 6, 1024, 1023, 2.0**80])).tolist() == [
+        True, True, False, True, False, True, False, True]
+
+
 def test_compositions():
     n, p, g = 3e8, 16, 1e-11
     t = lambda c, a: sl.collective_time(c, n, p, ALPHA, BETA, g, algorithm=a)   # noqa: E731
@@ -232,6 +249,24 @@ def test_a_bandwidth_optimal_ring_shows_the_link_as_busbw(collective, p):
     assert math.isclose(sl.algorithm_bandwidth(n, t), 1 / BETA / sl.bus_bandwidth_factor(collective, p), rel_tol=1e-12)
 
 
+@given(st.integers(min_value=2, max_value=10_000))
+def test_bus_bandwidth_factor_is_the_lower_bounds_bandwidth_coefficient(p):
+    for coll in sl.COLLECTIVES:
+        bound = sl.collective_lower_bound(coll, 1.0, p, 0.0, 1.0, 0.0)
+        assert math.isclose(sl.bus_bandwidth_factor(coll, p), bound, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("p", [3, 8, 48, 1024])
+def test_only_the_ring_reaches_the_bus_bandwidth_factor(p):
+    """The ring reaches the factor for all-reduce, all-gather and reduce-scatter; for broadcast and reduce no
+    modelled algorithm does once p > 2 (a pipelined chain would, and is not modelled)."""
+    for coll in ("allreduce", "allgather", "reduce_scatter"):
+        assert sl.collective_cost_terms(coll, p, "ring")[1] == pytest.approx(sl.bus_bandwidth_factor(coll, p))
+    for coll in ("broadcast", "reduce"):
+        for alg in sl.algorithms_for(coll, p):
+            assert sl.collective_cost_terms(coll, p, alg)[1] > sl.bus_bandwidth_factor(coll, p)
+
+
 # --- hierarchy and training-step communication ----------------------------------------------------
 
 def test_hierarchical_allreduce_reduces_to_flat_rings():
@@ -241,6 +276,86 @@ def test_hierarchical_allreduce_reduces_to_flat_rings():
     assert math.isclose(one_node, sl.collective_time("allreduce", n, g, ALPHA, b_in, 1e-12))
     one_per_node = sl.hierarchical_allreduce_time(n, 16, 1, ALPHA, b_in, ALPHA, b_out)
     assert math.isclose(one_per_node, sl.collective_time("allreduce", n, 16, ALPHA, b_out))
+
+
+B_IN, B_OUT = 1 / 450e9, BETA
+
+
+def test_multiring_reduces_to_a_plain_ring():
+    n, g = 1e9, 8
+    for k in (1, 4, 8):      # one node: the rings share each device's NVLink, as one ring would
+        one_node = sl.multiring_allreduce_time(n, 1, g, ALPHA, B_IN, 3 * ALPHA, B_OUT, 1e-12, nics=k)
+        assert math.isclose(one_node, sl.collective_time("allreduce", n, g, ALPHA, B_IN, 1e-12))
+    # one device per node: every hop is a network hop
+    one_per_node = sl.multiring_allreduce_time(n, 16, 1, 3 * ALPHA, B_IN, ALPHA, B_OUT, 1e-12)
+    assert math.isclose(one_per_node, sl.collective_time("allreduce", n, 16, ALPHA, B_OUT, 1e-12))
+    # one port per node: a single node-ordered ring, as slow as the naive ring whose every hop is on the network
+    single = sl.multiring_allreduce_time(n, 4, 8, ALPHA, B_IN, ALPHA, B_OUT, nics=1)
+    assert math.isclose(single, sl.collective_time("allreduce", n, 32, ALPHA, B_OUT))
+
+
+@given(n=st.floats(min_value=0.0, max_value=1e12), m=st.integers(min_value=2, max_value=64),
+       g=st.integers(min_value=2, max_value=16), data=st.data())
+def test_multiring_closed_form(n, m, g, data):
+    k = data.draw(st.integers(min_value=1, max_value=g))
+    a_in, a_out = data.draw(alphas), data.draw(alphas)
+    b_in, b_out, gam = data.draw(betas), data.draw(betas), data.draw(gammas)
+    p = m * g
+    step_beta = max(b_out, min(k, g - 1) * b_in)
+    expected = 2 * (p - 1) * max(a_in, a_out) + 2 * (p - 1) / p * n / k * step_beta + (p - 1) / p * n * gam
+    got = sl.multiring_allreduce_time(n, m, g, a_in, b_in, a_out, b_out, gam, nics=k)
+    assert math.isclose(got, expected, rel_tol=1e-12, abs_tol=1e-300)
+    # more ports never slow it down, and it is never slower than the naive ring over the network
+    if k < g:
+        assert sl.multiring_allreduce_time(n, m, g, a_in, b_in, a_out, b_out, gam, nics=k + 1) <= got * (1 + 1e-12)
+    if b_in <= b_out and a_in <= a_out:
+        naive = sl.collective_time("allreduce", n, p, a_out, b_out, gam)
+        assert got <= naive * (1 + 1e-12)
+
+
+def test_multiring_busiest_nvlink_can_set_the_pace():
+    """With NVLink no faster than a port, 7 chunks per step on a GPU's NVLink are slower than 1 on the network."""
+    n, p = 1e9, 32
+    t = sl.multiring_allreduce_time(n, 4, 8, 0.0, B_OUT, 0.0, B_OUT)
+    assert math.isclose(t, 2 * (p - 1) / p * n / 8 * 7 * B_OUT)
+    # with 4 ports, the busiest GPU forwards 4 chunks per step over NVLink
+    t4 = sl.multiring_allreduce_time(n, 4, 8, 0.0, B_OUT, 0.0, B_OUT, nics=4)
+    assert math.isclose(t4, 2 * (p - 1) / p * n / 4 * 4 * B_OUT)
+
+
+def test_hierarchical_ports_and_reduction():
+    n, m, g = 1e9, 4, 8
+    default = sl.hierarchical_allreduce_time(n, m, g, ALPHA, B_IN, ALPHA, B_OUT, 1e-12)
+    assert default == sl.hierarchical_allreduce_time(n, m, g, ALPHA, B_IN, ALPHA, B_OUT, 1e-12, nics=g)
+    inside = (sl.collective_time("reduce_scatter", n, g, ALPHA, B_IN, 1e-12)
+              + sl.collective_time("allgather", n, g, ALPHA, B_IN))
+    for k in (1, 2, 4, 8):
+        across = 2 * (m - 1) * ALPHA + 2 * (m - 1) / m * n / k * B_OUT + (m - 1) / m * n / g * 1e-12
+        got = sl.hierarchical_allreduce_time(n, m, g, ALPHA, B_IN, ALPHA, B_OUT, 1e-12, nics=k)
+        assert math.isclose(got, inside + across, rel_tol=1e-12)
+
+
+def test_cluster_functions_broadcast_and_refuse_by_name():
+    for func in (sl.multiring_allreduce_time, sl.hierarchical_allreduce_time):
+        out = func([[1e6], [1e9]], [2, 4, 8], 8, ALPHA, B_IN, ALPHA, B_OUT)
+        assert out.shape == (2, 3)
+        assert isinstance(func(1e9, 4, 8, ALPHA, B_IN, ALPHA, B_OUT), float)
+        with pytest.raises(ValueError, match=r"nodes has shape \(3,\).*per_node has shape \(2,\)"):
+            func(1e9, [2, 4, 8], [8, 8], ALPHA, B_IN, ALPHA, B_OUT)
+        with pytest.raises(ValueError, match=r"nics must be a whole number from 1 to per_node .*; got 9 with per_node = 8"):
+            func(1e9, 4, 8, ALPHA, B_IN, ALPHA, B_OUT, nics=9)
+        for bad in (0, 2.5, -1, math.nan):
+            with pytest.raises(ValueError, match="nics"):
+                func(1e9, 4, 8, ALPHA, B_IN, ALPHA, B_OUT, nics=bad)
+        with pytest.raises(TypeError, match="nics"):
+            func(1e9, 4, 8, ALPHA, B_IN, ALPHA, B_OUT, nics="8")
+        for name in ("nbytes", "nodes", "per_node", "alpha_intra", "beta_intra", "alpha_inter", "beta_inter",
+                     "gamma"):
+            args = dict(nbytes=1e9, nodes=4, per_node=8, alpha_intra=ALPHA, beta_intra=B_IN, alpha_inter=ALPHA,
+                        beta_inter=B_OUT, gamma=0.0)
+            args[name] = -1.0
+            with pytest.raises(ValueError, match=name):
+                func(**args)
 
 
 @given(st.integers(min_value=1, max_value=64), st.floats(min_value=256, max_value=65536))
@@ -316,10 +431,41 @@ def test_section_3_8_training_step_numbers():
     assert round(2 * 2048 * 12288 / 1e6) == 50                         # MB per all-reduce
     ndr_ratio = sl.tensor_parallel_comm_fraction(8, 12288, 150e12, sl.LINKS["InfiniBand NDR"].bandwidth)
     assert round(ndr_ratio / sl.tensor_parallel_comm_fraction(8, 12288)) == 6 and ndr_ratio > 1 / 3
-    # hierarchy: 5.1 times faster for the 13B gradients over 4 nodes of 8 H100s
-    flat = sl.collective_time("allreduce", 2 * n_model, 32, ALPHA, beta_ndr)
-    layered = sl.hierarchical_allreduce_time(2 * n_model, 4, 8, ALPHA, 1 / 450e9, ALPHA, beta_ndr)
-    assert round(flat / layered, 1) == 5.1
+
+
+def test_section_3_8_hierarchy_numbers():
+    """13B bf16 gradients over 4 nodes of 8 H100s, one NDR port per GPU, alpha = 5 us: the naive ring 1.008 s,
+    eight node-ordered rings 0.126 s (8.0x, and the reviewer's 2(p-1) alpha + 2(p-1)/p (n/8) beta), the hierarchy
+    0.199 s = 0.101 s inside + 0.098 s across; who wins at 8, 4, 2, 1 ports; equal at 75 MB."""
+    beta_ndr, beta_nv = 1 / sl.LINKS["InfiniBand NDR"].bandwidth, 1 / sl.LINKS["NVLink 4 (H100)"].bandwidth
+    n, m, g, p = 2 * 13e9, 4, 8, 32
+    naive = sl.collective_time("allreduce", n, p, ALPHA, beta_ndr)
+    rings = sl.multiring_allreduce_time(n, m, g, ALPHA, beta_nv, ALPHA, beta_ndr)
+    layered = sl.hierarchical_allreduce_time(n, m, g, ALPHA, beta_nv, ALPHA, beta_ndr)
+    assert math.isclose(rings, 2 * (p - 1) * ALPHA + 2 * (p - 1) / p * (n / 8) * beta_ndr)
+    assert (round(naive, 3), round(rings, 3), round(layered, 3)) == (1.008, 0.126, 0.199)
+    assert round(naive / rings, 1) == 8.0
+    inside = sl.collective_time("reduce_scatter", n, g, ALPHA, beta_nv) + sl.collective_time("allgather", n, g,
+                                                                                            ALPHA, beta_nv)
+    assert (round(inside, 3), round(layered - inside, 3)) == (0.101, 0.098)
+    assert 7 * 50e9 < 450e9                                   # NVLink keeps pace with seven rings' chunks
+    # hiding thresholds with the naive ring and with the node-ordered rings (X = 150 TFLOP/s)
+    assert (round(naive * 150e12 / (4 * 13e9)), round(rings * 150e12 / (4 * 13e9))) == (2907, 364)
+    winners = {}
+    for k in (8, 4, 2, 1):
+        t_b = sl.multiring_allreduce_time(n, m, g, ALPHA, beta_nv, ALPHA, beta_ndr, nics=k)
+        t_c = sl.hierarchical_allreduce_time(n, m, g, ALPHA, beta_nv, ALPHA, beta_ndr, nics=k)
+        winners[k] = ("hierarchical" if t_c < t_b else "rings", round(t_b, 3), round(t_c, 3))
+    assert winners == {8: ("rings", 0.126, 0.199), 4: ("rings", 0.252, 0.296),
+                       2: ("hierarchical", 0.504, 0.491), 1: ("hierarchical", 1.008, 0.881)}
+
+    def gap(size):
+        return (sl.hierarchical_allreduce_time(size, m, g, ALPHA, beta_nv, ALPHA, beta_ndr)
+                - sl.multiring_allreduce_time(size, m, g, ALPHA, beta_nv, ALPHA, beta_ndr))
+
+    assert gap(74e6) < 0 < gap(76e6)                            # equal at about 75 MB
+    assert gap(1e6) < 0 and gap(10e6) < 0 and gap(1e9) > 0
+    assert (2 * (p - 1), 2 * (m - 1) + 2 * (g - 1)) == (62, 20)
 
 
 # --- the drawing functions -----------------------------------------------------------------------
@@ -359,6 +505,54 @@ def test_message_cost_and_scaling_figures(fig):
     p, t = _lines(ax)["ring"]
     np.testing.assert_allclose(t, sl.collective_time("allreduce", 2**28, p, ALPHA, BETA, algorithm="ring"))
     plt.close(figure)
+
+
+def test_message_cost_legend_uses_decimal_units(fig):
+    _, ax_b = s3_8.message_cost(fig, ALPHA, BETA)
+    labels = [text.get_text() for text in ax_b.get_legend().get_texts()]
+    assert any(label.endswith("= 250 kB") for label in labels)
+    assert s3_8.decimal_size_label(250_000) == "250 kB" and s3_8.decimal_size_label(1e9) == "1 GB"
+
+
+def _labelled_ticks(axis):
+    """Labels of the major and minor ticks inside the axis's view, as drawn (empty labels left out)."""
+    axis.figure.canvas.draw()
+    lo, hi = sorted(axis.get_view_interval())
+    labels = []
+    for locs, formatter in ((axis.get_majorticklocs(), axis.get_major_formatter()),
+                            (axis.get_minorticklocs(), axis.get_minor_formatter())):
+        formatter.set_locs(locs)
+        labels += [formatter(v, i) for i, v in enumerate(locs) if lo <= v <= hi]
+    return [label for label in labels if label.strip()]
+
+
+@pytest.mark.parametrize(("t_min_us", "t_max_us"), [(12.0, 80.0), (12.7, 75.3), (12.0, 18.0), (5.0, 5.6),
+                                                  (0.3, 900.0)])
+def test_pingpong_axes_always_carry_labelled_ticks(fig, t_min_us, t_max_us):
+    """Whatever range the measurement spans (here none holds a power of ten), each axis shows numbers."""
+    n = 8.0 * 4.0 ** np.arange(8)
+    t = np.geomspace(t_min_us, t_max_us, n.size) * 1e-6
+    fit = sl.fit_alpha_beta(n, t)
+    ax_t, ax_b = s3_8.pingpong_fit(fig, n, t, fit.alpha, fit.beta)
+    assert len(_labelled_ticks(ax_t.yaxis)) >= 2
+    for ax in (ax_t, ax_b):
+        assert len(_labelled_ticks(ax.xaxis)) >= 2
+    assert len(_labelled_ticks(ax_b.yaxis)) >= 2
+
+
+def test_pingpong_x_axis_with_two_close_sizes(fig):
+    n = np.array([3000.0, 5000.0])
+    ax_t, _ = s3_8.pingpong_fit(fig, n, 1e-5 + n * 1e-9, 1e-5, 1e-9)
+    assert len(_labelled_ticks(ax_t.xaxis)) >= 2
+
+
+def test_log_ticks():
+    assert s3_8.log_ticks(12, 80) == [20.0, 30.0, 50.0]
+    assert s3_8.log_ticks(12, 18) == [12.0, 14.0, 16.0, 18.0]
+    assert s3_8.log_ticks(0.5, 3000) == [1.0, 10.0, 100.0, 1000.0]
+    for lo, hi in [(1.01, 1.02), (13, 22), (1e-3, 2e-3), (7, 7000), (10.5, 10.9)]:
+        ticks = s3_8.log_ticks(lo, hi)
+        assert len(ticks) >= 2 and all(lo <= v <= hi for v in ticks)
 
 
 def test_pingpong_figure_draws_the_fit(fig):

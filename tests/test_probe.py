@@ -84,6 +84,19 @@ def test_fits_refuse_bad_timings(x, t, match):
         sl.fit_rate(x, t)
 
 
+@pytest.mark.parametrize("t", [[1e-6, 1e-6], [1e-6, 1e-6 * (1 + 1e-12)], [3e-5, 3e-5, 3e-5]])
+def test_alpha_beta_refuses_flat_timings(t):
+    """Times that do not grow with the size beyond rounding give no bandwidth (beta would be noise, ~1e-23)."""
+    with pytest.raises(ValueError, match="seconds must grow with nbytes"):
+        sl.fit_alpha_beta([8, 16, 32][:len(t)], t)
+
+
+def test_alpha_beta_accepts_a_slowly_growing_line():
+    n = np.array([8.0, 1e3, 1e5])
+    fit = sl.fit_alpha_beta(n, 1e-5 + n * 1e-15)      # transfer is 1e-5 of the largest time: still a line
+    assert fit.beta == pytest.approx(1e-15, rel=1e-3)
+
+
 def test_best_rate_refuses_bad_timings():
     with pytest.raises(ValueError, match="same length"):
         sl.best_rate([1.0, 2.0], [1.0])
@@ -208,6 +221,21 @@ def test_pair_allreduce_and_gamma():
         probe.pair_allreduce_timings(sizes=[4097])
     with pytest.raises(ValueError, match="multiples? of 4"):
         probe.reduction_time_per_byte(4098)
+
+
+@pytest.mark.parametrize("func", [probe.pingpong_timings, probe.pair_allreduce_timings])
+def test_message_measurements_refuse_bad_settings_before_starting(func):
+    before = set(multiprocessing.active_children())
+    for bad in (-1, 0, -0.5):
+        with pytest.raises(ValueError, match="target_seconds must be > 0"):
+            func(sizes=[1024], target_seconds=bad)
+    with pytest.raises(TypeError, match="target_seconds must be a single number"):
+        func(sizes=[1024], target_seconds=[0.01, 0.02])
+    with pytest.raises(ValueError, match="repeats"):
+        func(sizes=[1024], repeats=0)
+    with pytest.raises(TypeError, match="repeats must be a single number"):
+        func(sizes=[1024], repeats=[2, 3])
+    assert set(multiprocessing.active_children()) <= before      # no child process was started
 
 
 def test_measurements_stay_within_a_few_seconds():

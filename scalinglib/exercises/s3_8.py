@@ -164,12 +164,13 @@ register(
         hiding_tokens,
         rel_tol=1e-2,
         unit=" tokens",
-        hint="Set 4 N T / X equal to the all-reduce time and solve for T. N cancels out.",
+        hint="Set the backward pass, 4 N tau / X for tau tokens, equal to the all-reduce time and solve for tau. "
+        "N cancels out.",
     ),
     Part(
         "ex-3-8-4d",
         dp_efficiency,
         rel_tol=1e-2,
-        hint="rho = (all-reduce - backward) / (6 N T / X) at T = 1024, then E = 1 / (1 + rho). A fraction.",
+        hint="rho = (all-reduce - backward) / (6 N tau / X) at tau = 1024 tokens, then E = 1 / (1 + rho). A fraction.",
     ),
 )

@@ -4,7 +4,7 @@ how collectives grow with the number of processes, and the ping-pong fit of the 
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullFormatter
 
 from ..comm import (
     algorithms_for,
@@ -19,7 +19,7 @@ from ..hardware import LINKS
 from ..plots import COLORS, IDEAL, log2_axis, style_axes
 
 __all__ = ["message_cost", "collective_algorithms", "allreduce_choice", "collective_scaling", "pingpong_fit",
-           "size_label", "ALGORITHM_STYLE", "EXAMPLE_ALPHA", "EXAMPLE_BETA"]
+           "size_label", "decimal_size_label", "ALGORITHM_STYLE", "EXAMPLE_ALPHA", "EXAMPLE_BETA"]
 
 #: The latency assumed in the section's examples: a round figure for one message between GPUs on
 #: different nodes through a communication library (an assumption, not a measurement).
@@ -46,6 +46,40 @@ def size_label(nbytes: float) -> str:
         if nbytes >= scale:
             return f"{nbytes / scale:.3g} {unit}"
     return f"{nbytes:.3g} B"
+
+
+def decimal_size_label(nbytes: float) -> str:
+    """Bytes in decimal units, as the text quotes them: 250000 -> '250 kB', 1e9 -> '1 GB'."""
+    for scale, unit in ((1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
+        if nbytes >= scale:
+            return f"{nbytes / scale:.3g} {unit}"
+    return f"{nbytes:.3g} B"
+
+
+def log_ticks(lo: float, hi: float) -> list[float]:
+    """At least two tick values in ``[lo, hi]`` (0 < lo < hi) for a log axis with plain labels.
+
+    The powers of ten if three of them fall in the range, else the 1-2-5
+    values of each decade if three do, else 1-2-3-5 if three do, else 1, 2,
+    ..., 9 if two do, else evenly spaced round numbers (a narrow range such as
+    12 to 18 gets 12, 14, 16, 18).
+    """
+    decades = range(int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi))) + 1)
+    for subs, enough in (((1,), 3), ((1, 2, 5), 3), ((1, 2, 3, 5), 3), (range(1, 10), 2)):
+        ticks = [m * 10.0**d for d in decades for m in subs if lo <= m * 10.0**d <= hi]
+        if len(ticks) >= enough:
+            return ticks
+    return [float(v) for v in MaxNLocator(nbins=4, steps=[1, 2, 5, 10]).tick_values(lo, hi) if lo <= v <= hi]
+
+
+def _size_ticks(nbytes: np.ndarray) -> list[float]:
+    """Powers of two spanning the measured sizes (at most about seven), or the sizes themselves."""
+    lo, hi = float(nbytes.min()), float(nbytes.max())
+    powers = [2.0**k for k in range(int(np.ceil(np.log2(lo))), int(np.floor(np.log2(hi))) + 1)]
+    if len(powers) < 2:
+        return sorted({float(v) for v in nbytes})
+    step = int(np.ceil(len(powers) / 7))
+    return powers[::step]
 
 
 def _seconds_label(t: float) -> str:
@@ -83,7 +117,7 @@ def message_cost(fig, alpha, beta):
     ax_b.plot(n, effective_bandwidth(n, alpha, beta) / 1e9, color=COLORS["blue"], label="n / T(n)")
     ax_b.axhline(1 / beta / 1e9, **IDEAL, label="link bandwidth 1/\u03b2")
     ax_b.axvline(half, color=COLORS["vermillion"], linestyle=":", linewidth=1.2,
-                 label=f"n\u00bd = \u03b1/\u03b2 = {size_label(half)}")
+                 label=f"n\u00bd = \u03b1/\u03b2 = {decimal_size_label(half)}")
     ax_b.plot([half], [0.5 / beta / 1e9], marker="o", color=COLORS["vermillion"], linestyle="none")
     ax_b.set_ylim(0, 1.1 / beta / 1e9)
     ax_b.set_ylabel("achieved bandwidth (GB/s)")
@@ -159,28 +193,39 @@ def collective_scaling(fig, nbytes, alpha, beta, gamma=0.0, collective="allreduc
 
 def pingpong_fit(fig, nbytes, seconds, alpha, beta):
     """Measured one-way message times with the fitted alpha + n beta line (left) and the bandwidth
-    the messages achieved (right). Returns the two axes."""
+    the messages achieved (right). Every axis carries at least two labelled ticks whatever range the
+    measurement spans. Returns the two axes."""
     ax_t, ax_b = fig.subplots(1, 2)
     for ax in (ax_t, ax_b):
         style_axes(ax)
     nbytes, seconds = np.asarray(nbytes, dtype=float), np.asarray(seconds, dtype=float)
     grid = np.geomspace(nbytes.min(), nbytes.max(), 200)
+    model_us = p2p_time(grid, alpha, beta) * 1e6
     ax_t.plot(nbytes, seconds * 1e6, marker="o", linestyle="none", color=COLORS["vermillion"], label="measured")
-    ax_t.plot(grid, p2p_time(grid, alpha, beta) * 1e6, color=COLORS["blue"],
+    ax_t.plot(grid, model_us, color=COLORS["blue"],
               label=f"fit: \u03b1 = {alpha * 1e6:.3g} \u00b5s, 1/\u03b2 = {1 / beta / 1e9:.3g} GB/s")
-    ax_t.set_xscale("log", base=2)
     ax_t.set_yscale("log")
+    shown = np.concatenate([seconds * 1e6, model_us])
+    lo, hi = float(shown.min()) / 1.15, float(shown.max()) * 1.15
+    ax_t.set_ylim(lo, hi)
+    ax_t.yaxis.set_major_locator(FixedLocator(log_ticks(lo, hi)))
     ax_t.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    ax_t.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
-    ax_t.set_xlabel("message size (bytes)")
+    ax_t.yaxis.set_minor_formatter(NullFormatter())
     ax_t.set_ylabel("one-way time (\u00b5s)")
     ax_t.legend(loc="upper left", fontsize=8)
     ax_b.plot(nbytes, nbytes / seconds / 1e9, marker="o", linestyle="none", color=COLORS["vermillion"],
               label="measured n / t")
     ax_b.plot(grid, effective_bandwidth(grid, alpha, beta) / 1e9, color=COLORS["blue"], label="model")
-    ax_b.axvline(alpha / beta, color=COLORS["grey"], linestyle=":", linewidth=1.2, label="n\u00bd = \u03b1/\u03b2")
-    ax_b.set_xscale("log", base=2)
-    ax_b.set_xlabel("message size (bytes)")
+    ax_b.axvline(alpha / beta, color=COLORS["grey"], linestyle=":", linewidth=1.2,
+                 label=f"n\u00bd = \u03b1/\u03b2 = {decimal_size_label(alpha / beta)}")
     ax_b.set_ylabel("achieved bandwidth (GB/s)")
     ax_b.legend(loc="upper left", fontsize=8)
+    ticks = _size_ticks(nbytes)
+    for ax in (ax_t, ax_b):
+        ax.set_xscale("log", base=2)
+        ax.set_xlim(float(nbytes.min()) / 1.5, float(nbytes.max()) * 1.5)
+        ax.xaxis.set_major_locator(FixedLocator(ticks))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: size_label(v)))
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlabel("message size")
     return ax_t, ax_b
