@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import check_broadcast, check_positive, check_whole, scalar_or_array
+from ._validate import as_count, check_broadcast, check_positive, check_whole, scalar_or_array
 
 __all__ = ["steps_to_target", "examples_to_target", "data_parallel_cap"]
 
@@ -117,6 +117,12 @@ def data_parallel_cap(critical_batch_tokens, micro_batch, grad_accum, seq_len):
     -------
     int or numpy.ndarray of int
 
+    Raises
+    ------
+    ValueError
+        If an input is out of range, or if the cap would pass 2**53 (refused, never
+        wrapped to a negative int).
+
     Examples
     --------
     >>> data_parallel_cap(4_000_000, micro_batch=1, grad_accum=1, seq_len=2048)
@@ -132,7 +138,4 @@ def data_parallel_cap(critical_batch_tokens, micro_batch, grad_accum, seq_len):
         critical_batch_tokens=bc, micro_batch=mb, grad_accum=ga, seq_len=sl
     )
     # a tiny tolerance so that an exact multiple is not lost to rounding
-    cap = np.floor(bcb / (mbb * gab * slb) * (1 + 1e-12)).astype(int)
-    if all(np.ndim(x) == 0 for x in (bc, mb, ga, sl)):
-        return int(cap)
-    return cap
+    return as_count("the data-parallel cap", np.floor(bcb / (mbb * gab * slb) * (1 + 1e-12)))

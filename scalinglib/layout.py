@@ -1,4 +1,4 @@
-r"""Where the GPUs of a training cluster go, and what each choice costs (Sections 3.3 and 3.9).
+r"""Where the GPUs of a training cluster go, and what each choice costs (Sections 3.2, 3.3 and 3.9).
 
 A transformer training run splits its GPUs three ways: tensor parallelism (TP,
 inside a node, where the links are fastest), pipeline parallelism (PP, across
@@ -30,7 +30,10 @@ The communication is assumed not to overlap with compute.
 Pipeline parallelism over ``p`` stages with ``m`` micro-batches per step idles
 for ``(p - 1)`` micro-batch slots out of ``m + p - 1``: :math:`\rho_\text{PP} = (p-1)/m`.
 
-The data-parallel gradient all-reduce is taken to hide behind the backward pass.
+The data-parallel gradient all-reduce is taken to hide behind the backward pass,
+so it adds nothing to :math:`\rho`. That holds only while each replica has enough
+compute per step to cover it (Section 3.8 computes when); where it does not, the
+efficiencies here are upper bounds.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from ._validate import (
     check_fraction,
     check_nonnegative,
     check_positive,
+    check_scalar,
     check_whole,
     scalar_or_array,
 )
@@ -204,7 +208,9 @@ class Layout(NamedTuple):
     """One cluster split into data, tensor and pipeline parallelism, and what it costs."""
 
     n_gpus: int
-    fits: bool  #: False when the cluster is too small to hold the model at all
+    #: False when the model cannot be laid out on this cluster: too few GPUs to hold it
+    #: (``n_gpus < min_gpus``), or the split would need more pipeline stages than it has layers
+    fits: bool
     dp: int
     tp: int
     pp: int
@@ -214,6 +220,11 @@ class Layout(NamedTuple):
     tp_fraction: float
     bubble_fraction: float
     efficiency: float
+    layers: int  #: the model's layers, the most pipeline stages it can be cut into
+    min_gpus: int  #: the fewest GPUs that hold the model (a power of two)
+    #: True when a single replica's batch already exceeds the batch limit (``dp_cap == 0``):
+    #: the layout still runs one replica, with a batch past the critical (or target) batch
+    batch_over_limit: bool
 
 
 def _next_power_of_two(x: int) -> int:
@@ -230,6 +241,7 @@ def parallel_layout(
     micro_batch=1,
     microbatches_per_stage=4,
     gpus_per_node=8,
+    n_layers=None,
     device_memory_bytes=80e9,
     bytes_per_param="train_mixed_adam",
     usable_fraction=0.8,
@@ -251,26 +263,41 @@ def parallel_layout(
     3. Data parallelism grows the global batch, one replica of ``r`` tokens at a
        time (weak scaling: each replica's work stays fixed), up to the cap
        ``min(global_batch_tokens, critical_batch_tokens) / r``
-       (:func:`data_parallel_cap`), rounded down to a power of two.
+       (:func:`data_parallel_cap`), rounded down to a power of two. If even one
+       replica's batch is past that limit (a cap of 0), the layout keeps one
+       replica and sets ``batch_over_limit``.
     4. GPUs beyond ``mp_fit * dp`` deepen the model split of every replica:
        tensor parallelism up to a node, then more pipeline stages, with the
        same ``m`` micro-batches.
+    5. A pipeline stage holds at least one layer, so ``pp`` may not exceed the
+       model's layers :math:`\ell` (``n_layers``; by default
+       :math:`h / 128` rounded, the width-to-depth ratio of
+       :func:`hidden_size_for`). A cluster that would need more stages cannot be
+       laid out: it is reported like one too small to hold the model.
 
-    Efficiency is ``1 / (1 + tp_fraction + (pp - 1) / m)``.
+    Efficiency is ``1 / (1 + tp_fraction + (pp - 1) / m)``. The data-parallel
+    gradient all-reduce is assumed to hide behind the backward pass (see the
+    module text).
 
     Parameters
     ----------
     n_gpus : int
-        GPUs in the cluster, a power of two >= 1.
+        GPUs in the cluster, a power of two >= 1 (one number, not a list: see
+        :func:`layout_sweep`).
     n_params : float
         Model parameters, > 0.
     global_batch_tokens : float
         The largest batch the run is willing to use, in tokens per step, > 0.
     critical_batch_tokens : float
         The critical batch size in tokens, > 0.
-    seq_len, micro_batch, microbatches_per_stage, gpus_per_node : int, optional
+    seq_len, micro_batch, microbatches_per_stage : int, optional
         Sequence length, sequences per micro-batch, micro-batches per pipeline
-        stage of the fitted model, GPUs per NVLink node.
+        stage of the fitted model, each whole >= 1.
+    gpus_per_node : int, optional
+        GPUs per NVLink node, a power of two (1, 2, 4, 8, ...), so that tensor
+        parallelism divides the cluster exactly.
+    n_layers : int, optional
+        The model's layers, whole >= 1 (default: ``round(hidden_size_for(n_params) / 128)``).
     device_memory_bytes, bytes_per_param, usable_fraction : optional
         Passed to :func:`devices_to_hold`.
     achieved_flops, link_bandwidth : float, optional
@@ -279,7 +306,16 @@ def parallel_layout(
     Returns
     -------
     Layout
-        ``fits`` is False (and the efficiency NaN) when ``n_gpus < mp_fit``.
+        ``fits`` is False (``dp``, ``tp``, ``pp`` 0, the batch and efficiency NaN)
+        when ``n_gpus < min_gpus`` or when the layout would need more than
+        ``layers`` pipeline stages.
+
+    Raises
+    ------
+    TypeError
+        If ``n_gpus`` (or another size) is a list or array.
+    ValueError
+        If ``n_gpus`` or ``gpus_per_node`` is not a power of two, or any input is out of range.
 
     Examples
     --------
@@ -288,36 +324,55 @@ def parallel_layout(
     (256, 4, 1, 4, 2097152.0)
     >>> round(lay.efficiency, 3)
     0.939
+    >>> lay.layers
+    40
+
+    GPT-3's 96 layers cannot fill 128 pipeline stages:
+
+    >>> parallel_layout(8192, 175e9, 2e6, 2e6).pp
+    64
+    >>> parallel_layout(16384, 175e9, 2e6, 2e6).fits
+    False
     """
-    g = int(check_whole("n_gpus", n_gpus))
+    g = int(check_whole("n_gpus", check_scalar("n_gpus", n_gpus)))
     if g & (g - 1):
         raise ValueError(f"n_gpus must be a power of two (1, 2, 4, ...); got {g}")
-    n = float(check_positive("n_params", n_params))
-    batch = float(check_positive("global_batch_tokens", global_batch_tokens))
-    crit = float(check_positive("critical_batch_tokens", critical_batch_tokens))
-    s = int(check_whole("seq_len", seq_len))
-    mb = int(check_whole("micro_batch", micro_batch))
-    per_stage = int(check_whole("microbatches_per_stage", microbatches_per_stage))
-    node = int(check_whole("gpus_per_node", gpus_per_node))
-    check_fraction("usable_fraction", usable_fraction, open_low=True)
+    n = float(check_positive("n_params", check_scalar("n_params", n_params)))
+    batch = float(check_positive("global_batch_tokens", check_scalar("global_batch_tokens", global_batch_tokens)))
+    crit = float(check_positive("critical_batch_tokens", check_scalar("critical_batch_tokens", critical_batch_tokens)))
+    s = int(check_whole("seq_len", check_scalar("seq_len", seq_len)))
+    mb = int(check_whole("micro_batch", check_scalar("micro_batch", micro_batch)))
+    per_stage = int(check_whole("microbatches_per_stage", check_scalar("microbatches_per_stage", microbatches_per_stage)))
+    node = int(check_whole("gpus_per_node", check_scalar("gpus_per_node", gpus_per_node)))
+    if node & (node - 1):
+        raise ValueError(f"gpus_per_node must be a power of two (1, 2, 4, 8, ...) so that tensor parallelism "
+                         f"divides the cluster exactly; got {node}")
+    check_fraction("usable_fraction", check_scalar("usable_fraction", usable_fraction), open_low=True)
 
+    hidden = float(hidden_size_for(n))
+    if n_layers is None:
+        layers = max(1, int(round(hidden / 128.0)))
+    else:
+        layers = int(check_whole("n_layers", check_scalar("n_layers", n_layers)))
     mp_fit = _next_power_of_two(devices_to_hold(n, bytes_per_param, device_memory_bytes, usable_fraction))
     p_fit = max(1, mp_fit // node)
     m = per_stage * p_fit
     cap = data_parallel_cap(min(batch, crit), mb, m, s)
-    hidden = float(hidden_size_for(n))
+    over = cap == 0
+    nan = float("nan")
     if g < mp_fit:
-        nan = float("nan")
-        return Layout(g, False, 0, 0, 0, m, cap, nan, nan, nan, nan)
+        return Layout(g, False, 0, 0, 0, m, cap, nan, nan, nan, nan, layers, mp_fit, over)
     dp_limit = 1 << int(np.floor(np.log2(cap))) if cap >= 1 else 1
     dp = max(1, min(g // mp_fit, dp_limit))
     mp = g // dp
     tp = min(mp, node)
     pp = mp // tp
+    if pp > layers:
+        return Layout(g, False, 0, 0, 0, m, cap, nan, nan, nan, nan, layers, mp_fit, over)
     tp_frac = float(tensor_parallel_comm_fraction(tp, hidden, achieved_flops, link_bandwidth))
     bubble = float(pipeline_bubble_fraction(pp, m))
     eff = float(scaling_efficiency(tp_frac + bubble))
-    return Layout(g, True, dp, tp, pp, m, cap, float(dp * mb * m * s), tp_frac, bubble, eff)
+    return Layout(g, True, dp, tp, pp, m, cap, float(dp * mb * m * s), tp_frac, bubble, eff, layers, mp_fit, over)
 
 
 def layout_sweep(n_gpus, n_params, global_batch_tokens, critical_batch_tokens, **kwargs):
@@ -334,13 +389,15 @@ def layout_sweep(n_gpus, n_params, global_batch_tokens, critical_batch_tokens, *
     -------
     dict of str to numpy.ndarray
         One array per :class:`Layout` field, plus ``"throughput"``: useful GPUs,
-        ``n_gpus * efficiency`` (0 where the model does not fit).
+        ``n_gpus * efficiency`` (0 where the model cannot be laid out).
 
     Examples
     --------
     >>> sweep = layout_sweep([8, 64, 512], 1.3e9, 1e6, 1e6)
     >>> sweep["dp"]
     array([  8,  64, 64])
+    >>> layout_sweep([4096, 8192, 16384], 175e9, 2e6, 2e6)["fits"]   # 128 stages > 96 layers
+    array([ True,  True, False])
     """
     sizes = check_whole("n_gpus", n_gpus)
     if sizes.ndim != 1 or sizes.size == 0:

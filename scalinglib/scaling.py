@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validate import (
+    as_count,
     check_broadcast,
     check_fraction,
     check_nonnegative,
@@ -151,7 +152,8 @@ def best_worker_count(s, c, *, powers_of_two=False):
     Raises
     ------
     ValueError
-        If ``c`` is not > 0 or ``s`` is outside [0, 1].
+        If ``c`` is not > 0 or ``s`` is outside [0, 1], or if ``c`` is so small
+        that the best K would pass 2**53 (it is refused, never wrapped to a negative int).
 
     Examples
     --------
@@ -172,10 +174,7 @@ def best_worker_count(s, c, *, powers_of_two=False):
         hi = lo + 1.0
     t_lo = sb + (1.0 - sb) / lo + cb * np.log2(lo)
     t_hi = sb + (1.0 - sb) / hi + cb * np.log2(hi)
-    best = np.where(t_hi < t_lo, hi, lo).astype(int)
-    if np.ndim(best) == 0:
-        return int(best)
-    return best
+    return as_count("the best worker count (c is too small)", np.where(t_hi < t_lo, hi, lo))
 
 
 def isoefficiency_work(k, s, c, target_efficiency):

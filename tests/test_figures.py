@@ -87,7 +87,7 @@ def test_strong_and_weak_frames(fig, s, c):
         assert star == [f"fastest fixed job: K = {sl.best_worker_count(s, c)}"]
     else:
         assert star == []
-    np.testing.assert_allclose(_lines(ax_e)["E weak = T(1) / T(K)"][1], sl.weak_model_efficiency(ks, s, c))
+    np.testing.assert_allclose(_lines(ax_e)["E weak"][1], sl.weak_model_efficiency(ks, s, c))
 
 
 def test_critical_batch_frame(fig):
@@ -106,3 +106,73 @@ def test_cluster_efficiency_frames(fig, n_params, global_batch, critical_batch):
     sweep = sl.layout_sweep(g, n_params, global_batch, critical_batch)
     np.testing.assert_allclose(e, sweep["efficiency"])
     assert np.all((e > 0) & (e <= 1))
+    # the curve is drawn exactly where a layout exists, never past the layer count
+    full = sl.layout_sweep(2 ** np.arange(3, 15), n_params, global_batch, critical_batch)
+    np.testing.assert_array_equal(g, full["n_gpus"][full["fits"]])
+    assert np.all(sweep["pp"] <= sweep["layers"])
+    texts = [t.get_text() for t in ax.texts]
+    too_small = full["n_gpus"] < full["min_gpus"]
+    too_deep = ~full["fits"] & ~too_small
+    assert ("model does\nnot fit" in texts) == too_small.any()
+    assert ("more stages\nthan layers" in texts) == too_deep.any()
+
+
+def _overlaps(a, b):
+    both = a.intersection(a, b)
+    return both is not None and both.width > 0 and both.height > 0
+
+
+def _legend_clear_of(ax, fig):
+    """No text annotation and no data marker of ax lies inside its legend (in display coordinates)."""
+    fig.canvas.draw()
+    legend = ax.get_legend().get_window_extent()
+    for text in ax.texts:
+        assert not _overlaps(text.get_window_extent(), legend), text.get_text()
+    for line in ax.get_lines():
+        if line.get_marker() in (None, "None", "", " "):
+            continue
+        xy = ax.transData.transform(np.column_stack([line.get_xdata(), line.get_ydata()]))
+        assert not np.any([legend.contains(x, y) for x, y in xy]), line.get_label()
+
+
+@pytest.mark.parametrize("n_params", [1.3e9, 13e9, 175e9, 1e12])
+@pytest.mark.parametrize("global_batch", [2e6, 16e6])
+@pytest.mark.parametrize("critical_batch", [0.5e6, 2e6, 8e6])
+def test_cluster_efficiency_labels_clear_of_the_legend(n_params, global_batch, critical_batch):
+    figure = plt.figure(figsize=(6.4, 3.0), layout="constrained")    # the slider's frame size
+    try:
+        ax = s3_3.cluster_efficiency(figure, n_params, global_batch, critical_batch)
+        _legend_clear_of(ax, figure)
+    finally:
+        plt.close(figure)
+
+
+@pytest.mark.parametrize("s", [0.0, 0.01, 0.05, 0.2])
+@pytest.mark.parametrize("c", [0.0, 0.002, 0.01, 0.05])
+@pytest.mark.parametrize("height", [3.0, 3.2])                       # the slider's and Figure 3.3.1's
+def test_strong_and_weak_legends_clear_of_the_curves(s, c, height):
+    figure = plt.figure(figsize=(8.0, height), layout="constrained")
+    try:
+        for ax in s3_3.strong_and_weak(figure, s, c):
+            _legend_clear_of(ax, figure)
+    finally:
+        plt.close(figure)
+
+
+def test_critical_batch_label_clear_of_the_legend():
+    figure = plt.figure(figsize=(5.6, 3.2), layout="constrained")   # Figure 3.3.2's size
+    try:
+        ax = s3_3.critical_batch(figure)
+        assert [t.get_text() for t in ax.texts] == ["B_g = B_crit"]
+        assert "B_g" in ax.get_xlabel()
+        _legend_clear_of(ax, figure)
+    finally:
+        plt.close(figure)
+
+
+def test_cluster_efficiency_flags_a_replica_batch_past_the_limit(fig):
+    ax = s3_3.cluster_efficiency(fig, 13e9, 1000, 1000)
+    assert any("past the critical batch" in t.get_text() for t in ax.texts)
+    ax2 = s3_3.cluster_efficiency(plt.figure(), 13e9, 4e6, 4e6)
+    assert not any("past the critical batch" in t.get_text() for t in ax2.texts)
+    plt.close(ax2.figure)

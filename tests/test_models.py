@@ -218,7 +218,78 @@ def test_parallel_layout_accounts_for_every_gpu():
         if lay.fits:
             assert lay.dp * lay.tp * lay.pp == g
             assert lay.tp <= 8
+            assert lay.pp <= lay.layers
             assert 0 < lay.efficiency <= 1
+
+
+@pytest.mark.parametrize("n_params", [1.3e9, 13e9, 175e9, 1e12])
+@pytest.mark.parametrize("critical", [0.5e6, 2e6, 8e6])
+def test_parallel_layout_never_cuts_more_stages_than_layers(n_params, critical):
+    sweep = sl.layout_sweep(2 ** np.arange(3, 15), n_params, 16e6, critical)
+    fits, layers = sweep["fits"], sweep["layers"]
+    assert np.all(sweep["pp"][fits] <= layers[fits])
+    # not placeable: nothing laid out, no efficiency, and no useful GPUs
+    assert np.all(sweep["dp"][~fits] == 0) and np.all(sweep["pp"][~fits] == 0)
+    assert np.all(np.isnan(sweep["efficiency"][~fits])) and np.all(sweep["throughput"][~fits] == 0)
+    # the sizes that cannot be placed are an interval at each end: too small, then (maybe) too deep
+    too_deep = ~fits & (sweep["n_gpus"] >= sweep["min_gpus"])
+    if too_deep.any():
+        assert sweep["n_gpus"][too_deep].min() > sweep["n_gpus"][fits].max()
+
+
+def test_layer_counts_and_the_pipeline_cap():
+    # layers = h / 128, rounded: 19, 40, 96 (GPT-3 175B), 172
+    assert [sl.parallel_layout(16384, n, 16e6, 2e6).layers for n in (1.3e9, 13e9, 175e9, 1e12)] == [19, 40, 96, 172]
+    # the reviewer's cases: 175B asked for 128 stages, 1T for 256 and 512, 1.3B (B_crit 0.5M) for 32 and 64
+    assert sl.parallel_layout(8192, 175e9, 16e6, 2e6).pp == 64
+    assert not sl.parallel_layout(16384, 175e9, 16e6, 2e6).fits
+    assert [sl.parallel_layout(g, 1e12, 16e6, 2e6).fits for g in (4096, 8192, 16384)] == [True, False, False]
+    assert sl.parallel_layout(4096, 1.3e9, 16e6, 0.5e6).pp == 16
+    assert [sl.parallel_layout(g, 1.3e9, 16e6, 0.5e6).fits for g in (8192, 16384)] == [False, False]
+    # the layer count can be given; too few layers for the stages the model needs to fit: never placeable
+    assert sl.parallel_layout(16384, 175e9, 16e6, 2e6, n_layers=128).pp == 128
+    assert not any(sl.parallel_layout(g, 175e9, 16e6, 2e6, n_layers=4).fits for g in (64, 1024, 16384))
+    lay = sl.parallel_layout(16384, 175e9, 16e6, 2e6)
+    assert (lay.dp, lay.tp, lay.pp, lay.min_gpus) == (0, 0, 0, 64) and np.isnan(lay.efficiency)
+
+
+def test_layout_flags_a_replica_batch_past_the_critical_batch():
+    # one replica of the 13B model adds 4 x 2,048 = 8,192 tokens per step; a 1,000-token limit is below that
+    lay = sl.parallel_layout(64, 13e9, 1000, 1000)
+    assert lay.dp_cap == 0 and lay.batch_over_limit and lay.fits
+    assert lay.dp == 1 and lay.batch_tokens > 1000
+    assert not sl.parallel_layout(64, 13e9, 4e6, 4e6).batch_over_limit
+    assert not sl.layout_sweep([64, 1024], 13e9, 4e6, 4e6)["batch_over_limit"].any()
+
+
+def test_layout_input_checks():
+    with pytest.raises(ValueError, match="gpus_per_node must be a power of two"):
+        sl.parallel_layout(64, 1e9, 1e6, 1e6, gpus_per_node=6)
+    with pytest.raises(TypeError, match="n_gpus must be a single number"):
+        sl.parallel_layout([8, 16], 1e9, 1e6, 1e6)
+    with pytest.raises(TypeError, match="n_params must be a single number"):
+        sl.parallel_layout(8, [1e9, 2e9], 1e6, 1e6)
+    with pytest.raises(ValueError, match="n_layers"):
+        sl.parallel_layout(8, 1e9, 1e6, 1e6, n_layers=0)
+    assert sl.parallel_layout(np.int64(64), 1e9, 1e6, 1e6).fits          # numpy scalars are numbers
+    # four GPUs per node: every layout still accounts for every GPU
+    for g in 2 ** np.arange(3, 15):
+        lay = sl.parallel_layout(int(g), 13e9, 16e6, 2e6, gpus_per_node=4)
+        if lay.fits:
+            assert lay.dp * lay.tp * lay.pp == g and lay.tp <= 4
+
+
+def test_counts_past_2_53_are_refused_not_wrapped():
+    with pytest.raises(ValueError, match="beyond"):
+        sl.best_worker_count(0.05, 1e-20)
+    with pytest.raises(ValueError, match="beyond"):
+        sl.best_worker_count([0.05, 0.05], [0.01, 1e-20])
+    with pytest.raises(ValueError, match="data-parallel cap would be"):
+        sl.data_parallel_cap(1e30, 1, 1, 2048)
+    k_star = 0.95 * math.log(2) / 1e-12                              # large, but below 2**53: still an int
+    best = sl.best_worker_count(0.05, 1e-12)
+    assert isinstance(best, int) and best in (math.floor(k_star), math.floor(k_star) + 1)
+    assert isinstance(sl.data_parallel_cap(4e6, 1, 1, 2048), int)
 
 
 def test_parallel_layout_regimes():
@@ -236,12 +307,12 @@ def test_parallel_layout_regimes():
     assert not sl.parallel_layout(8, 1e12, 4e6, 4e6).fits
 
 
-def test_bigger_models_reach_the_cap_at_more_gpus():
+def test_bigger_models_reach_the_cap_at_more_gpus_until_they_need_pipeline_stages():
     caps = []
-    for n in (1.3e9, 13e9, 175e9):
+    for n in (1.3e9, 13e9, 175e9, 1e12):
         sweep = sl.layout_sweep(2 ** np.arange(3, 15), n, 16e6, 8e6)
         caps.append(sweep["n_gpus"][np.argmax(sweep["dp"] == sweep["dp"].max())])
-    assert caps == sorted(caps) and caps[0] < caps[-1]
+    assert caps[0] < caps[1] < caps[2] == caps[3]
 
 
 def test_layout_refuses_non_power_of_two_clusters():

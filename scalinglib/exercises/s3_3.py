@@ -34,7 +34,8 @@ register(
         kind="choices",
         choices=("high", "falls"),
         hint="Ask what does not shrink as workers are added: start-up and serial work, and communication. "
-        "A job that has almost none of either keeps its efficiency even when it is fixed.",
+        "A fixed job with almost none of either (no start-up to speak of, one small sum at the end) keeps its "
+        "efficiency high as long as every worker's share stays large over the range the question gives.",
     ),
     Part(
         "ex-3-3-2a",
@@ -80,6 +81,6 @@ register(
         "ex-3-3-4b",
         lambda: [steps_to_target(4.0, 1.0), examples_to_target(4.0, 1.0)],
         kind="numbers",
-        hint="S(B) = S_min (1 + B_crit/B) and E(B) = E_min (1 + B/B_crit), at B = 4 B_crit.",
+        hint="n(B_g) = n_min (1 + B_crit/B_g) and e(B_g) = e_min (1 + B_g/B_crit), at B_g = 4 B_crit.",
     ),
 )

@@ -36,19 +36,23 @@ def strong_and_weak(fig, s, c, k_max=128):
             ax_t.plot([k_best], [strong_time(k_best, s, c)], marker="*", markersize=12, color=COLORS["black"],
                       linestyle="none", label=f"fastest fixed job: K = {k_best}")
     log2_axis(ax_t, "x")
-    ax_t.set_ylim(0, 1.25)
+    ax_t.set_ylim(0, max(1.25, 1.08 * float(weak_time(ks[-1], s, c))))
     ax_t.set_xlabel("workers K")
     ax_t.set_ylabel("time per step (units of T(1))")
-    ax_t.legend(loc="center right")
+    # in the band between the two curves: past K = 4 the fixed job takes < 0.62 for every slider value,
+    # the growing job >= 1
+    ax_t.legend(loc="center right", bbox_to_anchor=(1.0, 0.79), bbox_transform=ax_t.get_yaxis_transform(),
+                fontsize=8)
 
     ax_e.plot(ks, strong_model_efficiency(ks, s, c), marker="o", markersize=3.5, color=COLORS["vermillion"],
-              label="E strong = T(1) / (K T(K))")
+              label="E strong")
     ax_e.plot(ks, weak_model_efficiency(ks, s, c), marker="s", markersize=3.5, color=COLORS["green"],
-              linestyle="--", label="E weak = T(1) / T(K)")
+              linestyle="--", label="E weak")
     log2_axis(ax_e, "x")
     ax_e.set_ylim(0, 1.05)
     ax_e.set_xlabel("workers K")
     ax_e.set_ylabel("efficiency")
+    # short labels keep the legend left of K = 4, where the strong curve is still above 0.5 for every slider value
     ax_e.legend(loc="lower left")
     return ax_t, ax_e
 
@@ -63,11 +67,12 @@ def critical_batch(fig, critical=1.0):
     ax.plot(batch / critical, steps, color=COLORS["blue"], label="optimizer steps / n_min")
     ax.plot(batch / critical, examples, color=COLORS["orange"], linestyle="--", label="examples / e_min")
     ax.axvline(1.0, color=COLORS["grey"], linestyle=":", linewidth=1.2)
-    ax.annotate("B = B_crit", (1.0, 60), xytext=(5, 0), textcoords="offset points", fontsize=8,
+    # below the legend (upper centre), right of the line, where neither curve passes
+    ax.annotate("B_g = B_crit", (1.0, 12), xytext=(5, 0), textcoords="offset points", fontsize=8,
                 color=COLORS["grey"])
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("global batch B / critical batch B_crit")
+    ax.set_xlabel("global batch B_g / critical batch B_crit")
     ax.set_ylabel("cost to reach the target loss")
     ax.legend(loc="upper center")
     return ax
@@ -76,32 +81,45 @@ def critical_batch(fig, critical=1.0):
 def cluster_efficiency(fig, n_params, global_batch, critical_batch, gpu_counts=None):
     """Scaling efficiency against cluster size for a model, as laid out by
     :func:`scalinglib.layout.parallel_layout`: the data-parallel zone up to the cap, then the
-    model-parallel zone. Returns the axes."""
+    model-parallel zone. Cluster sizes where the model cannot be laid out are greyed: on the left
+    too few GPUs to hold it, on the right more pipeline stages than it has layers. Returns the axes."""
     if gpu_counts is None:
         gpu_counts = 2 ** np.arange(3, 15)   # 8 ... 16,384 GPUs
     sweep = layout_sweep(gpu_counts, n_params, global_batch, critical_batch)
     ax = style_axes(fig.subplots())
     fits = sweep["fits"]
     g = sweep["n_gpus"]
+    too_small = g < sweep["min_gpus"]
+    too_deep = ~fits & ~too_small
     ax.plot(g[fits], sweep["efficiency"][fits], marker="o", markersize=3.5, color=COLORS["blue"],
             label="scaling efficiency")
-    # where data parallelism reaches its cap (the run's batch has reached the critical batch)
-    dp_limit = 2 ** np.floor(np.log2(sweep["dp_cap"]))
-    at_cap = fits & (sweep["dp"] >= dp_limit)
-    first_fit = g[fits][0] if fits.any() else g[0]
-    cap_gpus = g[at_cap][0] if at_cap.any() else None
-    ax.axvspan(first_fit, cap_gpus if cap_gpus else g[-1], color=COLORS["green"], alpha=0.08, lw=0)
-    if cap_gpus:
-        ax.axvline(cap_gpus, color=COLORS["vermillion"], linestyle=":", linewidth=1.5,
-                   label=f"DP cap reached: {cap_gpus:,} GPUs")
-        ax.axvspan(cap_gpus, g[-1], color=COLORS["vermillion"], alpha=0.06, lw=0)
-    if not fits.all():
-        ax.axvspan(g[0], first_fit, color=COLORS["grey"], alpha=0.15, lw=0)
-        ax.annotate("model does\nnot fit", (g[0], 0.08), fontsize=8, color=COLORS["grey"])
+    if fits.any():
+        first_fit, last_fit = g[fits][0], g[fits][-1]
+        # where data parallelism reaches its cap (the run's batch has reached the critical batch)
+        dp_limit = 2 ** np.floor(np.log2(np.maximum(sweep["dp_cap"], 1)))
+        at_cap = fits & (sweep["dp"] >= dp_limit)
+        cap_gpus = g[at_cap][0] if at_cap.any() else None
+        ax.axvspan(first_fit, cap_gpus if cap_gpus else last_fit, color=COLORS["green"], alpha=0.08, lw=0)
+        if cap_gpus:
+            ax.axvline(cap_gpus, color=COLORS["vermillion"], linestyle=":", linewidth=1.5,
+                       label=f"DP cap reached: {cap_gpus:,} GPUs")
+            ax.axvspan(cap_gpus, last_fit, color=COLORS["vermillion"], alpha=0.06, lw=0)
+        if (sweep["batch_over_limit"] & fits).any():
+            ax.annotate("one replica's batch is already\npast the critical batch", (0.5, 0.55),
+                        xycoords="axes fraction", ha="center", fontsize=8, color=COLORS["vermillion"])
+    # the labels sit high (y = 0.8), clear of the legend in the lower left and of the curve
+    if too_small.any():
+        ax.axvspan(g[0], g[~too_small][0] if (~too_small).any() else g[-1], color=COLORS["grey"], alpha=0.15, lw=0)
+        ax.annotate("model does\nnot fit", (g[0], 0.8), xytext=(3, 0), textcoords="offset points", fontsize=8,
+                    color=COLORS["grey"])
+    if too_deep.any():
+        ax.axvspan(g[fits][-1] if fits.any() else g[too_deep][0], g[-1], color=COLORS["grey"], alpha=0.15, lw=0)
+        ax.annotate("more stages\nthan layers", (g[-1], 0.8), xytext=(-3, 0), textcoords="offset points",
+                    ha="right", fontsize=8, color=COLORS["grey"])
     ax.axhline(1.0, **IDEAL)
     log2_axis(ax, "x")
     ax.set_ylim(0, 1.05)
-    ax.set_title(f"{_count(n_params)} parameters, batch {_count(global_batch)} tokens, "
+    ax.set_title(f"{_count(n_params)} parameters ({sweep['layers'][0]} layers), batch {_count(global_batch)} tokens, "
                  f"B_crit {_count(critical_batch)} tokens", fontsize=9, fontweight="normal")
     ax.set_xlabel("GPUs in the cluster")
     ax.set_ylabel("scaling efficiency E")
