@@ -104,3 +104,14 @@ def test_monte_carlo_item_reads_as_high_efficiency():
     assert check("ex-3-3-1b", ["falls", "high", "high", "high"]).correct
     assert not check("ex-3-3-1b", ["falls", "high", "falls", "high"]).correct
     assert 1e9 / 64 > 15e6
+
+
+def test_3_3_the_gradient_all_reduce_hides_behind_2048_token_micro_batches_only_with_node_ordered_rings():
+    n_params, x, alpha = 13e9, 150e12, 5e-6
+    beta_net = 1 / sl.LINKS["InfiniBand NDR"].bandwidth
+    beta_nvl = 1 / sl.LINKS["NVLink 4 (H100)"].bandwidth
+    every_hop = sl.collective_time("allreduce", 2 * n_params, 32, alpha, beta_net, algorithm="ring")
+    by_node = sl.multiring_allreduce_time(2 * n_params, 4, 8, alpha, beta_nvl, alpha, beta_net, nics=8)
+    tokens = [round(t * x / (4 * n_params)) for t in (every_hop, by_node)]
+    assert tokens == [2907, 364]                       # the same thresholds as Section 3.8 prints
+    assert tokens[1] < 2048 < tokens[0]                # a 2,048-token micro-batch hides it only node by node
