@@ -168,6 +168,16 @@ def _fit_line(x: np.ndarray, t: np.ndarray) -> tuple[float, float]:
     return float(a), float(b)
 
 
+def _growing_line(x, t, name, what):
+    """The fitted line ``t = a + b x``, refusing a slope that is zero, negative or mere rounding: the
+    fitted time of the largest amount, ``b max(x)``, must be at least a millionth of its measured time."""
+    a, b = _fit_line(x, t)
+    largest = int(np.argmax(x))
+    if b <= 0 or b * x[largest] <= 1e-6 * t[largest]:
+        raise ValueError(f"seconds must grow with {name} to give {what}; these timings do not")
+    return a, b
+
+
 def fit_rate(amount, seconds):
     r"""Fit ``t = t0 + amount / rate`` to timings and return the overhead and the rate.
 
@@ -191,7 +201,9 @@ def fit_rate(amount, seconds):
     ------
     ValueError
         Mismatched lengths, fewer than two sizes, non-positive times, or
-        times that do not grow with the amount.
+        times that do not grow with the amount (beyond rounding: the fitted
+        time of the largest amount must be at least a millionth of its
+        measured time).
 
     Notes
     -----
@@ -208,9 +220,7 @@ def fit_rate(amount, seconds):
     (10.0, 1.0)
     """
     x, t = _series("amount", amount, "seconds", seconds)
-    a, b = _fit_line(x, t)
-    if b <= 0:
-        raise ValueError("seconds must grow with amount to give a rate; these timings do not")
+    a, b = _growing_line(x, t, "amount", "a rate")
     return RateFit(a, 1.0 / b)
 
 
@@ -252,10 +262,7 @@ def fit_alpha_beta(nbytes, seconds):
     ValueError: seconds must grow with nbytes to give a bandwidth; these timings do not
     """
     x, t = _series("nbytes", nbytes, "seconds", seconds)
-    a, b = _fit_line(x, t)
-    largest = int(np.argmax(x))
-    if b <= 0 or b * x[largest] <= 1e-6 * t[largest]:
-        raise ValueError("seconds must grow with nbytes to give a bandwidth; these timings do not")
+    a, b = _growing_line(x, t, "nbytes", "a bandwidth")
     return AlphaBeta(a, b)
 
 

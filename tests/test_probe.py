@@ -85,10 +85,12 @@ def test_fits_refuse_bad_timings(x, t, match):
 
 
 @pytest.mark.parametrize("t", [[1e-6, 1e-6], [1e-6, 1e-6 * (1 + 1e-12)], [3e-5, 3e-5, 3e-5]])
-def test_alpha_beta_refuses_flat_timings(t):
+def test_alpha_beta_and_rate_refuse_flat_timings(t):
     """Times that do not grow with the size beyond rounding give no bandwidth (beta would be noise, ~1e-23)."""
     with pytest.raises(ValueError, match="seconds must grow with nbytes"):
         sl.fit_alpha_beta([8, 16, 32][:len(t)], t)
+    with pytest.raises(ValueError, match="seconds must grow with amount"):
+        sl.fit_rate([8, 16, 32][:len(t)], t)
 
 
 def test_alpha_beta_accepts_a_slowly_growing_line():
