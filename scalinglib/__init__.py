@@ -52,6 +52,7 @@ from .hardware import CATALOG, LINKS, Accelerator, accelerator_table, get_accele
 from .latency import (
     HedgeResult,
     QueueRun,
+    ReplicaRun,
     expected_slowest_step,
     fanout_slow_probability,
     harmonic_number,
@@ -61,6 +62,7 @@ from .latency import (
     sample_server_latency,
     simulate_hedged_requests,
     simulate_mm1,
+    simulate_replicas,
     simulate_slowest_step,
 )
 from .laws import (
@@ -226,6 +228,8 @@ __all__ = [
     "sample_server_latency",
     "HedgeResult",
     "simulate_hedged_requests",
+    "ReplicaRun",
+    "simulate_replicas",
     "harmonic_number",
     "expected_slowest_step",
     "simulate_slowest_step",

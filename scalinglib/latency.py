@@ -25,12 +25,16 @@ published number:
   slowest one. If each worker needs a fixed time :math:`t_0` plus an
   exponential delay of mean :math:`\tau` (the jitter model), the expected step
   time is :math:`t_0 + \tau H_K`, with :math:`H_K = \sum_{i=1}^K 1/i \approx \ln K + 0.5772`;
-  with b backup workers, the step ends when the fastest K of K + b are done,
-  :math:`t_0 + \tau (H_{K+b} - H_b)` (Rényi's representation of exponential
+  with r backup workers, the step ends when the fastest K of K + r are done,
+  :math:`t_0 + \tau (H_{K+r} - H_r)` (Rényi's representation of exponential
   order statistics; backup workers as in Chen et al. 2016).
 
-Hedged requests (Dean and Barroso 2013) are simulated with a seeded random
-generator on the latency mixture of :func:`sample_server_latency`.
+Hedged and tied requests (Dean and Barroso 2013) are simulated twice, both
+times with a seeded random generator. :func:`simulate_hedged_requests` draws
+each copy's latency from the mixture of :func:`sample_server_latency`, as if
+the replicas had spare capacity (the second copies add no queueing).
+:func:`simulate_replicas` puts the copies into first-come, first-served queues
+of replicated servers, so that the load they add is felt.
 
 All times are in seconds and rates in requests per second.
 """
@@ -44,9 +48,11 @@ import numpy as np
 from ._validate import (
     check_broadcast,
     check_choice,
+    check_flag,
     check_fraction,
     check_nonnegative,
     check_positive,
+    check_scalar,
     check_whole,
     scalar_or_array,
 )
@@ -61,6 +67,8 @@ __all__ = [
     "sample_server_latency",
     "HedgeResult",
     "simulate_hedged_requests",
+    "ReplicaRun",
+    "simulate_replicas",
     "harmonic_number",
     "expected_slowest_step",
     "simulate_slowest_step",
@@ -235,7 +243,12 @@ def _rng(seed):
 
 
 def _count(name, value, minimum=1):
-    return int(check_whole(name, value, minimum))
+    return int(check_whole(name, check_scalar(name, value), minimum))
+
+
+def _scalar(check, name, value, **kwargs):
+    """One number, checked by ``check`` (an array is refused with a TypeError naming ``name``)."""
+    return float(check(name, check_scalar(name, value), **kwargs))
 
 
 def simulate_mm1(arrival_rate, service_rate, n_requests=100_000, seed=0):
@@ -250,8 +263,9 @@ def simulate_mm1(arrival_rate, service_rate, n_requests=100_000, seed=0):
     Parameters
     ----------
     arrival_rate, service_rate : float
-        :math:`\lambda \ge 0` and :math:`\mu > 0`, with :math:`\lambda < \mu`.
-        An arrival rate of 0 is refused here (no request would ever arrive).
+        :math:`\lambda > 0` and :math:`\mu > 0`, with :math:`\lambda < \mu`; one
+        number each (an array is refused with a TypeError). An arrival rate of
+        0 is refused here (no request would ever arrive).
     n_requests : int, optional
         Requests to simulate, whole >= 1 (default 100,000).
     seed : int or numpy.random.Generator, optional
@@ -268,9 +282,9 @@ def simulate_mm1(arrival_rate, service_rate, n_requests=100_000, seed=0):
     >>> round(float(run.response.mean()) / mm1_mean_response(80.0, 100.0), 2)   # simulation / formula
     1.0
     """
-    lam = float(check_positive("arrival_rate", arrival_rate))
-    _stable_rates(lam, service_rate)
-    mu = float(service_rate)
+    lam = _scalar(check_positive, "arrival_rate", arrival_rate)
+    mu = _scalar(check_positive, "service_rate", service_rate)
+    _stable_rates(lam, mu)
     n = _count("n_requests", n_requests)
     rng = _rng(seed)
     gaps = rng.exponential(1.0 / lam, n)
@@ -364,10 +378,10 @@ def sample_server_latency(n, seed=0, *, median=0.010, sigma=0.3, p_slow=0.02, sl
     [10, 224]
     """
     count = _count("n", n)
-    m = float(check_positive("median", median))
-    s = float(check_positive("sigma", sigma))
-    p = float(check_fraction("p_slow", p_slow))
-    tail = float(check_positive("slow_mean", slow_mean))
+    m = _scalar(check_positive, "median", median)
+    s = _scalar(check_positive, "sigma", sigma)
+    p = _scalar(check_fraction, "p_slow", p_slow)
+    tail = _scalar(check_positive, "slow_mean", slow_mean)
     rng = _rng(seed)
     fast = m * np.exp(s * rng.standard_normal(count))
     hiccup = rng.random(count) < p
@@ -380,23 +394,34 @@ class HedgeResult(NamedTuple):
     baseline: np.ndarray  #: latency of each request sent once
     hedged: np.ndarray  #: latency of the same requests with a hedge: min(primary, delay + backup)
     delay: float  #: how long a request waits before its second copy is sent
-    extra_load: float  #: second copies sent per request: the share still pending at ``delay``
+    extra_load: float  #: second copies sent per request (copies, not server-seconds): the share pending at ``delay``
 
 
 def simulate_hedged_requests(n_requests=200_000, hedge_quantile=0.95, seed=0, *, delay=None, **latency):
-    r"""Seeded simulation of hedged requests (Dean and Barroso 2013).
+    r"""Seeded simulation of hedged requests (Dean and Barroso 2013), on replicas with spare capacity.
 
-    Each request goes to one replica. If no answer has come back after
-    ``delay`` seconds, a second copy goes to another replica, and the request
-    completes with whichever answer arrives first (the other is cancelled):
+    Each request goes to one replica. If no answer has come back after a
+    delay :math:`\delta`, a second copy goes to another replica, and the
+    request completes with whichever answer arrives first (the other is
+    cancelled):
 
-    .. math:: T_\text{hedged} = \min(T_1,\ d + T_2).
+    .. math:: T_\text{hedged} = \min(T_1,\ \delta + T_2).
 
     Both replicas draw their latency independently from
     :func:`sample_server_latency` (keyword arguments ``latency`` are passed to
     it). By default the delay is the ``hedge_quantile`` (95th percentile) of a
     separate calibration sample, as a real client would estimate it from past
     requests, so about 5% of requests send a second copy.
+
+    Two assumptions make this the most favourable case:
+
+    * **headroom**: :math:`T_2` is drawn from the same distribution whether
+      hedging is on or off, as if the replicas had unlimited spare capacity. The
+      second copies are real work, though, and on a busy server they lengthen
+      every queue; :func:`simulate_replicas` puts them into queues.
+    * **independence**: the two copies' latencies are independent, fast path
+      included. A request that is slow because of its own size is slow on
+      both replicas.
 
     Parameters
     ----------
@@ -416,28 +441,274 @@ def simulate_hedged_requests(n_requests=200_000, hedge_quantile=0.95, seed=0, *,
     -------
     HedgeResult
         The extra load is the fraction of requests still pending at the delay:
-        the second copies sent per request.
+        the second copies sent per request. It counts copies, not
+        server-seconds; a copy cancelled early costs less than a full request.
+
+    Raises
+    ------
+    TypeError
+        An array where one number is taken (``n_requests``,
+        ``hedge_quantile``, ``delay`` or a latency parameter).
+    ValueError
+        A value out of its range.
 
     Examples
     --------
     >>> r = simulate_hedged_requests(seed=0)
     >>> round(r.extra_load, 2)
     0.05
-    >>> bool(np.all(r.hedged <= r.baseline))    # a hedge never makes a request slower
+    >>> bool(np.all(r.hedged <= r.baseline))    # a hedge never makes a request slower here
     True
     """
     n = _count("n_requests", n_requests)
     rng = _rng(seed)
     if delay is None:
-        q = float(check_fraction("hedge_quantile", hedge_quantile, open_low=True, open_high=True))
+        q = _scalar(check_fraction, "hedge_quantile", hedge_quantile, open_low=True, open_high=True)
         history = sample_server_latency(n, rng, **latency)
         d = float(np.quantile(history, q))
     else:
-        d = float(check_nonnegative("delay", delay))
+        d = _scalar(check_nonnegative, "delay", delay)
     primary = sample_server_latency(n, rng, **latency)
     backup = sample_server_latency(n, rng, **latency)
     hedged = np.minimum(primary, d + backup)
     return HedgeResult(primary, hedged, d, float(np.mean(primary > d)))
+
+
+class ReplicaRun(NamedTuple):
+    """Outcome of :func:`simulate_replicas` (seconds, and fractions)."""
+
+    response: np.ndarray  #: response time of each request after the warm-up, in arrival order
+    policy: str  #: "none", "hedged" or "tied"
+    utilization: float  #: load of the requests themselves, per server: lambda x mean service time
+    delay: float  #: seconds before a second copy is sent: inf without copies, 0 for tied requests
+    copies: float  #: second copies sent per request (0 without hedging, 1 for tied requests)
+    extra_work: float  #: server-seconds spent on cancelled copies, per server-second of completed work
+    busy: float  #: measured share of time the servers were busy, cancelled work included
+
+
+_POLICIES = ("none", "hedged", "tied")
+
+
+def _replica_queues(policy, arrivals, where, service, delay, n_servers):
+    """Event-driven run of ``n_servers`` first-come, first-served queues.
+
+    Request i has copies 2i (primary) and 2i + 1 (second); ``where[c]`` is the server of copy c and
+    ``service[c]`` its service time. Returns (finish times, completed server-seconds, cancelled
+    server-seconds, second copies sent).
+    """
+    import heapq
+    from collections import deque
+
+    n = len(arrivals)
+    hedge, tied = policy == "hedged", policy == "tied"
+    queue = [deque() for _ in range(n_servers)]
+    job = [-1] * n_servers            # copy in service at each server, -1 when idle
+    started = [0.0] * n_servers       # when that copy started
+    version = [0] * n_servers         # bumped when a copy in service is stopped, to void its completion
+    state = bytearray(2 * n)          # 0 not sent, 1 queued, 2 in service, 3 done, 4 cancelled
+    finish = [0.0] * n
+    heap = []
+    push, pop = heapq.heappush, heapq.heappop
+    done_work = cancelled_work = 0.0
+    copies = 0
+
+    def start_next(s, t):
+        q = queue[s]
+        while q:
+            c = q.popleft()
+            if state[c] != 1:          # cancelled while it waited: removing it costs nothing
+                continue
+            state[c] = 2
+            job[s], started[s] = c, t
+            if tied and state[c ^ 1] == 1:
+                state[c ^ 1] = 4       # tied: the twin is withdrawn as soon as this copy starts
+            push(heap, (t + service[c], 0, s, version[s]))
+            return
+        job[s] = -1
+
+    i, inf = 0, float("inf")
+    next_arrival = arrivals[0] if n else inf
+    while i < n or heap:
+        if heap and heap[0][0] <= next_arrival:
+            t, kind, x, ver = pop(heap)
+            if kind == 0:                              # a copy finishes at server x
+                if ver != version[x]:
+                    continue
+                c = job[x]
+                done_work += service[c]
+                state[c] = 3
+                finish[c >> 1] = t
+                twin = c ^ 1
+                if state[twin] == 1:
+                    state[twin] = 4
+                elif state[twin] == 2:                 # the loser is stopped mid-service
+                    s = where[twin]
+                    cancelled_work += t - started[s]
+                    state[twin] = 4
+                    version[s] += 1
+                    start_next(s, t)
+                start_next(x, t)
+            elif state[2 * x] != 3:                    # the hedge timer of request x, still pending
+                c = 2 * x + 1
+                state[c] = 1
+                copies += 1
+                s = where[c]
+                queue[s].append(c)
+                if job[s] < 0:
+                    start_next(s, t)
+        else:
+            t = next_arrival
+            c = 2 * i
+            state[c] = 1
+            s = where[c]
+            queue[s].append(c)
+            if tied:
+                state[c + 1] = 1
+                copies += 1
+                queue[where[c + 1]].append(c + 1)
+            if job[s] < 0:
+                start_next(s, t)
+            if tied and job[where[c + 1]] < 0:
+                start_next(where[c + 1], t)
+            if hedge:
+                push(heap, (t + delay, 1, i, 0))
+            i += 1
+            next_arrival = arrivals[i] if i < n else inf
+    return np.asarray(finish), done_work, cancelled_work, copies
+
+
+def simulate_replicas(utilization, policy="none", n_servers=10, n_requests=50_000, seed=0, *,
+                      delay=None, hedge_quantile=0.95, service_time=0.010, same_work=True, warmup=0.1):
+    r"""Seeded simulation of replicated servers with queues: no hedging, hedged requests or tied requests.
+
+    ``n_servers`` identical servers each serve one request at a time, first
+    come first served. Requests arrive at random (a Poisson process) at a total
+    rate :math:`\Lambda = n\,U/\bar s`, so that each server would be busy a
+    share :math:`U` (``utilization``) of the time if every request were served
+    once; each goes to a server chosen at random. A request needs an
+    exponentially distributed service time of mean :math:`\bar s`
+    (``service_time``). Three policies:
+
+    * ``"none"``: one copy. Each server is then an M/M/1 queue with
+      :math:`\lambda = U/\bar s`, so :math:`T_q = -\ln(1-q)\,\bar s/(1-U)`.
+    * ``"hedged"``: if the request has not finished :math:`\delta`
+      (``delay``) seconds after it arrived, a second copy joins the queue of
+      another server chosen at random. The first copy to finish answers; the
+      other is removed from its queue (free) or stopped mid-service (its
+      server-seconds so far are the **extra work**). The second copies are
+      real load: they lengthen the queue they join. Without ``delay`` the
+      simulation first runs ``"none"`` on the same random draws and hedges at
+      its ``hedge_quantile``.
+    * ``"tied"``: both copies join two servers' queues on arrival, each
+      server told of the other; when one copy starts service the other is
+      withdrawn. Cancellation is taken as instant, so no work is wasted (Dean
+      and Barroso add a short delay to avoid two idle servers starting at
+      once). With two servers every request is tied to both and the pair is
+      an M/M/2 queue: :math:`\bar T = \bar s + C\,\bar s/(2(1 - U))` with
+      :math:`C = 2U^2/(1+U)`.
+
+    With ``same_work=True`` (the default) a request needs the same service
+    time on either server, its own work, so a second copy can only escape a
+    long queue, not a slow server; with ``same_work=False`` each copy draws its
+    own time (slowness that belongs to the server), and at a load near zero a
+    hedged request takes :math:`\min(S_1, \delta + S_2)`. Queues start empty;
+    the first ``warmup`` share of the requests is dropped from ``response``.
+
+    Parameters
+    ----------
+    utilization : float
+        :math:`U`, in (0, 1): the load of the requests themselves. Hedging adds
+        to it; if the total passes 1 the queues grow for the whole run (no
+        steady state), which ``busy`` near 1 reveals.
+    policy : {"none", "hedged", "tied"}, optional
+    n_servers : int, optional
+        Servers, whole >= 2 (default 10).
+    n_requests : int, optional
+        Requests simulated, whole >= 1 (default 50,000; about 0.1 s).
+    seed : int or numpy.random.Generator, optional
+        Seed of ``numpy.random.default_rng`` (default 0). Every policy uses the
+        same arrivals, servers and service times for the same seed.
+    delay : float, optional
+        :math:`\delta`, seconds >= 0, for ``"hedged"`` only.
+    hedge_quantile : float, optional
+        In (0, 1) (default 0.95): where to hedge when ``delay`` is not given.
+    service_time : float, optional
+        :math:`\bar s`, mean service time in seconds, > 0 (default 0.010).
+    same_work : bool, optional
+        Whether both copies of a request need the same service time (default True).
+    warmup : float, optional
+        Share of the first requests left out of ``response``, in [0, 1) (default 0.1).
+
+    Returns
+    -------
+    ReplicaRun
+        ``response`` (seconds), the ``delay`` used (inf for ``"none"``, 0 for
+        ``"tied"``), ``copies`` (second copies sent per request),
+        ``extra_work`` (server-seconds of cancelled copies over those of
+        completed ones; 0 except when hedging) and ``busy`` (measured share of
+        time the servers worked).
+
+    Raises
+    ------
+    TypeError
+        An array where one number is taken, or ``same_work`` not True or False.
+    ValueError
+        A value out of its range, an unknown policy, or ``delay`` with a policy
+        other than ``"hedged"``.
+
+    References
+    ----------
+    J. Dean and L. A. Barroso, "The Tail at Scale", Communications of the ACM
+    56(2), 74-80 (2013), for hedged and tied requests.
+
+    Examples
+    --------
+    >>> none = simulate_replicas(0.8, "none", seed=2)
+    >>> round(1e3 * float(np.mean(none.response)))      # ms; M/M/1: 10 ms / (1 - 0.8) = 50 ms
+    51
+    >>> tied = simulate_replicas(0.8, "tied", n_servers=2, seed=2)
+    >>> round(1e3 * float(np.mean(tied.response)))      # ms; M/M/2: 10 + 0.711 x 10 / 0.4 = 27.8 ms
+    28
+    >>> hedged = simulate_replicas(0.8, "hedged", seed=2)     # hedged at the p95 of "none"
+    >>> round(hedged.copies, 3), round(hedged.extra_work, 3)
+    (0.033, 0.009)
+    """
+    u = _scalar(check_fraction, "utilization", utilization, open_low=True, open_high=True)
+    kind = check_choice("policy", policy, _POLICIES)
+    servers = _count("n_servers", n_servers, minimum=2)
+    n = _count("n_requests", n_requests)
+    mean = _scalar(check_positive, "service_time", service_time)
+    same = check_flag("same_work", same_work)
+    drop = _scalar(check_fraction, "warmup", warmup, open_high=True)
+    if delay is not None:
+        if kind != "hedged":
+            raise ValueError(f"delay applies only to policy 'hedged'; got policy {kind!r}")
+        d = _scalar(check_nonnegative, "delay", delay)
+    elif kind == "hedged":
+        q = _scalar(check_fraction, "hedge_quantile", hedge_quantile, open_low=True, open_high=True)
+    rng = _rng(seed)
+    arrivals = np.cumsum(rng.exponential(mean / (servers * u), n))
+    primary = rng.integers(0, servers, n)
+    second = (primary + rng.integers(1, servers, n)) % servers      # another server, uniformly
+    work = rng.exponential(mean, (n, 2))
+    if same:
+        work[:, 1] = work[:, 0]
+    where = np.column_stack((primary, second)).ravel().tolist()
+    service = work.ravel().tolist()
+    times = arrivals.tolist()
+    first = int(drop * n)
+    if kind == "hedged" and delay is None:
+        finish = _replica_queues("none", times, where, service, 0.0, servers)[0]
+        d = float(np.quantile(finish[first:] - arrivals[first:], q))
+    elif kind != "hedged":
+        d = 0.0 if kind == "tied" else float("inf")
+    finish, done, cancelled, copies = _replica_queues(kind, times, where, service, d, servers)
+    busy = (done + cancelled) / (servers * (finish.max() - arrivals[0]))
+    return ReplicaRun(finish[first:] - arrivals[first:], kind, u, d, copies / n, cancelled / done, busy)
+
+
+#: The largest n :func:`harmonic_number` tabulates (a table of 80 MB).
+_HARMONIC_MAX = 10_000_000
 
 
 def harmonic_number(n):
@@ -462,8 +733,8 @@ def harmonic_number(n):
     array([0. , 1. , 1.5])
     """
     k = check_whole("n", n, minimum=0)
-    if k.size and k.max() > 10_000_000:
-        raise ValueError(f"n must be a whole number from 0 to 10,000,000; got {k.max():g}")
+    if k.size and k.max() > _HARMONIC_MAX:
+        raise ValueError(f"n must be a whole number from 0 to {_HARMONIC_MAX:,}; got {k.max():,.0f}")
     top = int(k.max()) if k.size else 0
     table = np.concatenate(([0.0], np.cumsum(1.0 / np.arange(1, top + 1))))
     return scalar_or_array(table[k.astype(int)], k)
@@ -474,9 +745,9 @@ def expected_slowest_step(k, base_time, jitter, backups=0):
 
     Each worker needs ``base_time`` plus an exponentially distributed delay of
     mean ``jitter`` (independent between workers and steps). The step waits for
-    the slowest worker, or, with b backup workers, for the fastest k of k + b:
+    the slowest worker, or, with r backup workers, for the fastest k of k + r:
 
-    .. math:: \mathbb{E}[T_\text{step}] = t_0 + \tau\,(H_{k+b} - H_b),
+    .. math:: \mathbb{E}[T_\text{step}] = t_0 + \tau\,(H_{k+r} - H_r),
 
     with :math:`H` the harmonic numbers; without backups, :math:`t_0 + \tau H_k
     \approx t_0 + \tau(\ln k + 0.5772)`.
@@ -490,13 +761,19 @@ def expected_slowest_step(k, base_time, jitter, backups=0):
     jitter : float or array_like
         :math:`\tau`, mean of the exponential delay, seconds, >= 0.
     backups : int or array_like, optional
-        b, extra workers whose results are not needed (the slowest b are
-        dropped), whole >= 0 (default 0).
+        r, extra workers whose results are not needed (the slowest r are
+        dropped), whole >= 0 (default 0). ``k + backups`` may be at most
+        10,000,000 (the range of :func:`harmonic_number`).
 
     Returns
     -------
     float or numpy.ndarray
         Seconds.
+
+    Raises
+    ------
+    ValueError
+        A value out of range, or ``k + backups`` above 10,000,000.
 
     References
     ----------
@@ -517,6 +794,11 @@ def expected_slowest_step(k, base_time, jitter, backups=0):
     tau = check_nonnegative("jitter", jitter)
     b = check_whole("backups", backups, minimum=0)
     kb, t0b, taub, bb = check_broadcast(k=kk, base_time=t0, jitter=tau, backups=b)
+    total = kb + bb
+    if total.size and total.max() > _HARMONIC_MAX:
+        at = np.unravel_index(int(np.argmax(total)), total.shape)
+        raise ValueError(f"k + backups must be at most {_HARMONIC_MAX:,} workers in all; got k {kb[at]:,.0f} "
+                         f"+ backups {bb[at]:,.0f} = {total[at]:,.0f}")
     spread = np.asarray(harmonic_number(kb + bb)) - np.asarray(harmonic_number(bb))
     return scalar_or_array(t0b + taub * spread, kk, t0, tau, b)
 
@@ -532,6 +814,7 @@ def simulate_slowest_step(k, base_time, jitter, n_steps=10_000, seed=0, *, model
     :func:`expected_slowest_step`), or normal with standard deviation
     ``jitter`` (``model="gaussian"``; a worker can then be faster than
     ``base_time``). A step lasts until k of the k + ``backups`` workers are done.
+    Every argument is one number (an array is refused with a TypeError).
 
     Parameters
     ----------
@@ -560,8 +843,8 @@ def simulate_slowest_step(k, base_time, jitter, n_steps=10_000, seed=0, *, model
     (1.24, 1.24)
     """
     kk = _count("k", k)
-    t0 = float(check_nonnegative("base_time", base_time))
-    tau = float(check_nonnegative("jitter", jitter))
+    t0 = _scalar(check_nonnegative, "base_time", base_time)
+    tau = _scalar(check_nonnegative, "jitter", jitter)
     steps = _count("n_steps", n_steps)
     b = _count("backups", backups, minimum=0)
     kind = check_choice("model", model, _JITTER_MODELS)

@@ -157,6 +157,28 @@ def test_fanout_figure_marks_63_percent(fig):
     assert "63.4%" in [t.get_text() for t in ax.texts]
 
 
+@pytest.mark.parametrize("n", FANOUTS)
+def test_fanout_labels_never_overlap(fig, n):
+    """At K = 10,000 two curves both read 100.0%: their labels are stacked, not drawn on top of each other."""
+    ax = s3_4.fanout(fig, n)
+    heights = sorted(t.get_position()[1] for t in ax.texts)
+    assert len(heights) == 3
+    assert all(b - a >= 0.075 - 1e-12 for a, b in zip(heights, heights[1:]))
+    if n == 10_000:
+        assert [t.get_text() for t in ax.texts].count("100.0%") == 2
+
+
+@pytest.mark.parametrize("values", [[1.0, 0.99995, 0.632], [0.01, 0.001, 0.0001], [0.5, 0.2, 0.9], [0.3]])
+def test_label_heights_keep_their_gap_and_stay_near_their_points(values):
+    heights = s3_4.label_heights(values)
+    order = np.argsort(values)[::-1]
+    stacked = [heights[i] for i in order]
+    assert all(a - b >= 0.075 - 1e-12 for a, b in zip(stacked, stacked[1:]))     # highest value labelled highest
+    assert min(heights) >= 0.02 - 1e-12
+    if all(abs(a - b) >= 0.075 for a in values for b in values if a != b) and min(values) >= 0.02:
+        np.testing.assert_allclose(heights, values)                              # nothing to move
+
+
 def test_hedged_latency_curves(fig):
     ax = s3_4.hedged_latency(fig, 0.95, seed=0, n_requests=20_000)
     (x1, y1), (x2, y2) = [(line.get_xdata(), line.get_ydata()) for line in ax.get_lines()[:2]]
@@ -164,7 +186,39 @@ def test_hedged_latency_curves(fig):
     r = sl.simulate_hedged_requests(20_000, 0.95, 0)
     assert x1[-1] == pytest.approx(1e3 * np.sort(r.baseline)[-2])
     assert x2[-1] <= x1[-1]
-    assert f"+{r.extra_load:.1%} requests" in ax.get_legend_handles_labels()[1][1]
+    assert f"second copies for {r.extra_load:.1%} of requests" in ax.get_legend_handles_labels()[1][1]
+    # the hedged curve is dashed (the caption says so); the grey delay marker is the dotted one
+    assert ax.get_lines()[1].get_linestyle() == "--"
+    delay_line = ax.get_lines()[2]
+    assert delay_line.get_linestyle() == ":" and float(delay_line.get_xdata()[0]) == pytest.approx(1e3 * r.delay)
+
+
+def test_hedging_under_load_curves(fig):
+    loads = [0.3, 0.8, 0.9]
+    sweep = s3_4.hedging_sweep(utilizations=loads, n_requests=5_000)
+    ax_p, ax_b = s3_4.hedging_under_load(fig, sweep)
+    lines = _lines(ax_p)
+    fixed_label = f"hedged, delay fixed at {1e3 * sweep['fixed_delay']:.0f} ms"
+    assert set(lines) == {"one copy", "hedged at each load's p95", fixed_label, "tied"}
+    # each curve is the library's simulation, redone here for one point
+    none = sl.simulate_replicas(0.8, "none", n_requests=5_000, seed=0)
+    assert lines["one copy"][1][1] == pytest.approx(1e3 * np.quantile(none.response, 0.99))
+    tuned = sl.simulate_replicas(0.8, "hedged", n_requests=5_000, seed=0)
+    assert lines["hedged at each load's p95"][1][1] == pytest.approx(1e3 * np.quantile(tuned.response, 0.99))
+    tied = sl.simulate_replicas(0.8, "tied", n_requests=5_000, seed=0)
+    assert lines["tied"][1][1] == pytest.approx(1e3 * np.quantile(tied.response, 0.99))
+    light = sl.simulate_replicas(0.2, "none", n_requests=5_000, seed=0)
+    assert sweep["fixed_delay"] == pytest.approx(np.quantile(light.response, 0.95))
+    busy = _lines(ax_b)
+    np.testing.assert_allclose(busy["one copy"][1], sweep["one copy"]["busy"])
+    assert "busy = U" in busy
+    # tied requests lowest at every load; the colours and styles the caption names
+    assert np.all(lines["tied"][1] <= lines["one copy"][1])
+    styles = {line.get_label(): (line.get_color(), line.get_linestyle()) for line in ax_p.get_lines()}
+    assert styles["one copy"] == (sl.COLORS["vermillion"], "-")
+    assert styles["hedged at each load's p95"] == (sl.COLORS["blue"], "--")
+    assert styles[fixed_label] == (sl.COLORS["purple"], "-.")
+    assert styles["tied"] == (sl.COLORS["green"], ":")
 
 
 def test_straggler_curves(fig):
@@ -174,10 +228,18 @@ def test_straggler_curves(fig):
     np.testing.assert_allclose(closed, sl.expected_slowest_step(ks, 1.0, 0.05))
     kb, backed = lines["exponential, K/32 backups"]
     np.testing.assert_allclose(backed, sl.expected_slowest_step(kb, 1.0, 0.05, backups=kb // 32))
-    _, eff = _lines(ax_e)["no backups"]
+    # the grey dashed line at t0 + tau has a legend entry
+    _, alone = lines[r"one worker alone: $t_0 + \tau$"]
+    np.testing.assert_allclose(alone, 1.05)
+    assert r"one worker alone: $t_0 + \tau$" in ax_t.get_legend_handles_labels()[1]
+    eff_lines = _lines(ax_e)
+    _, eff = eff_lines[r"no backups: $(t_0 + \tau)\,/\,\mathrm{E}[T_\mathrm{step}]$"]
     np.testing.assert_allclose(eff, 1.05 / closed)
-    _, eff_b = _lines(ax_e)["K/32 backups, counting their cost"]
+    # the green curve's formula, in its legend entry, includes K / (K + r)
+    green = r"$r = K/32$ backups: $\frac{K}{K + r}\,(t_0 + \tau)\,/\,\mathrm{E}[T_\mathrm{step}]$"
+    _, eff_b = eff_lines[green]
     np.testing.assert_allclose(eff_b, kb * 1.05 / ((kb + kb // 32) * backed))
+    assert ax_e.get_ylabel() == "efficiency"
 
 
 @pytest.mark.parametrize(("model", "context"), [("Llama-3-8B", 2048), ("Llama-2-7B", 2048), ("Llama-3-8B", 512)])

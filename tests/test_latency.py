@@ -291,3 +291,198 @@ def test_model_choice_is_validated():
         sl.simulate_slowest_step(4, 1.0, 0.1, model="pareto")
     with pytest.raises(TypeError, match="seed"):
         sl.simulate_slowest_step(4, 1.0, 0.1, seed="zero")
+
+
+# --- one number where a simulation takes one number (arrays are refused by name) -----------------------------
+
+@pytest.mark.parametrize(("call", "name"), [
+    (lambda: sl.simulate_mm1([10.0, 20.0], 100.0), "arrival_rate"),
+    (lambda: sl.simulate_mm1(10.0, [100.0, 200.0]), "service_rate"),
+    (lambda: sl.simulate_mm1(10.0, 100.0, n_requests=[10, 20]), "n_requests"),
+    (lambda: sl.simulate_hedged_requests(100, [0.9, 0.95]), "hedge_quantile"),
+    (lambda: sl.simulate_hedged_requests(100, delay=[0.01, 0.02]), "delay"),
+    (lambda: sl.simulate_hedged_requests([100, 200]), "n_requests"),
+    (lambda: sl.sample_server_latency(10, median=[0.01, 0.02]), "median"),
+    (lambda: sl.simulate_slowest_step([4, 8], 1.0, 0.05), "k"),
+    (lambda: sl.simulate_slowest_step(4, [1.0, 2.0], 0.05), "base_time"),
+    (lambda: sl.simulate_slowest_step(4, 1.0, 0.05, backups=[1, 2]), "backups"),
+    (lambda: sl.simulate_replicas([0.5, 0.8]), "utilization"),
+    (lambda: sl.simulate_replicas(0.5, "hedged", delay=np.array([0.1, 0.2])), "delay"),
+])
+def test_simulations_refuse_arrays_by_name(call, name):
+    with pytest.raises(TypeError, match=rf"{name} must be a single number, not an array"):
+        call()
+
+
+def test_simulations_still_take_0d_arrays_and_numpy_scalars():
+    run = sl.simulate_mm1(np.array(50.0), np.float64(100.0), n_requests=np.int64(100))
+    assert run.response.shape == (100,)
+    assert sl.simulate_slowest_step(np.array(4), 1.0, 0.05, n_steps=10).shape == (10,)
+
+
+def test_backups_past_the_harmonic_table_are_refused_naming_both():
+    with pytest.raises(ValueError, match=r"k \+ backups must be at most 10,000,000 .* got k 10,000,000 \+ backups 1"):
+        sl.expected_slowest_step(10**7, 1.0, 0.05, backups=1)
+    with pytest.raises(ValueError, match=r"got k 9,999,999 \+ backups 5 = 10,000,004"):
+        sl.expected_slowest_step([8, 9_999_999], 1.0, 0.05, backups=[0, 5])
+    assert sl.expected_slowest_step(10**7 - 1, 1.0, 0.0, backups=1) == 1.0      # at the limit: fine
+
+
+# --- replicated servers with queues: no hedging, hedged and tied requests -------------------------------------
+
+def _mm2_mean(u, s_bar):
+    """Mean response time of an M/M/2 queue at per-server utilization u (Erlang C for two servers)."""
+    wait_prob = 2 * u**2 / (1 + u)
+    return s_bar + wait_prob * s_bar / (2 * (1 - u))
+
+
+@pytest.mark.parametrize(("u", "rel"), [(0.5, 0.03), (0.8, 0.07)])
+def test_replicas_without_copies_are_mm1_queues(u, rel):
+    """Random assignment splits a Poisson stream into Poisson streams: each server is an M/M/1 queue.
+
+    Four independent runs pooled. Near saturation the busy periods are long and one run's p99 wanders by
+    about 5% (one standard deviation over seeds 3 to 12 at 300,000 requests, 214 to 247 ms around the
+    formula's 230 ms), so at 80% load the pooled numbers are allowed 7%, about three standard deviations."""
+    runs = [sl.simulate_replicas(u, "none", n_requests=150_000, seed=seed) for seed in range(4)]
+    pooled = np.concatenate([r.response for r in runs])
+    mu = 100.0
+    assert pooled.mean() == pytest.approx(sl.mm1_mean_response(u * mu, mu), rel=rel)
+    for q in (0.5, 0.99, 0.999):
+        assert np.quantile(pooled, q) == pytest.approx(sl.mm1_response_percentile(q, u * mu, mu), rel=rel)
+    run = runs[0]
+    assert run.copies == 0.0 and run.extra_work == 0.0 and run.delay == math.inf
+    assert run.busy == pytest.approx(u, abs=0.01)
+
+
+@pytest.mark.parametrize("u", [0.5, 0.8])
+def test_two_servers_tied_are_one_mm2_queue(u):
+    runs = [sl.simulate_replicas(u, "tied", n_servers=2, n_requests=150_000, seed=seed) for seed in range(4)]
+    mean = np.concatenate([r.response for r in runs]).mean()
+    assert mean == pytest.approx(_mm2_mean(u, 0.010), rel=0.03)
+    run = runs[0]
+    assert run.copies == 1.0 and run.extra_work == 0.0 and run.delay == 0.0
+    assert _mm2_mean(0.8, 0.010) == pytest.approx(0.02778, abs=1e-5)       # the 27.8 ms of the text
+
+
+@pytest.mark.parametrize("same_work", [True, False])
+def test_tied_requests_waste_no_work(same_work):
+    run = sl.simulate_replicas(0.7, "tied", n_requests=20_000, seed=1, same_work=same_work)
+    assert run.extra_work == 0.0
+    assert run.busy == pytest.approx(0.7, abs=0.03)
+
+
+def test_at_light_load_a_hedge_is_the_minimum_of_two_draws():
+    """U -> 0: no queues, so with independent service times T = min(S1, delta + S2), whose survival is
+    exp(-t/s) below delta and exp(-(2t - delta)/s) above it; the q-quantile above delta is
+    (delta - s ln(1 - q)) / 2, and copies go out for exp(-delta/s) of requests."""
+    s_bar, delta = 0.010, 0.020
+    run = sl.simulate_replicas(0.005, "hedged", n_requests=300_000, seed=5, delay=delta, same_work=False)
+    for q in (0.9, 0.99, 0.999):
+        exact = (delta - s_bar * math.log(1 - q)) / 2
+        assert np.quantile(run.response, q) == pytest.approx(exact, rel=0.03)
+    assert run.copies == pytest.approx(math.exp(-delta / s_bar), rel=0.03)
+
+
+def test_at_light_load_a_copy_of_the_same_work_gains_nothing():
+    """With same_work=True both copies need the same time S, so min(S, delta + S) = S: T ~ Exp(mean s)."""
+    run = sl.simulate_replicas(0.005, "hedged", n_requests=300_000, seed=6, delay=0.02)
+    for q in (0.5, 0.99):
+        assert np.quantile(run.response, q) == pytest.approx(-0.010 * math.log(1 - q), rel=0.03)
+
+
+@pytest.mark.parametrize("policy", ["none", "hedged", "tied"])
+def test_replicas_are_seeded(policy):
+    a = sl.simulate_replicas(0.6, policy, n_requests=5_000, seed=9)
+    b = sl.simulate_replicas(0.6, policy, n_requests=5_000, seed=9)
+    np.testing.assert_array_equal(a.response, b.response)
+    assert a._replace(response=None) == b._replace(response=None)
+    assert not np.array_equal(a.response, sl.simulate_replicas(0.6, policy, n_requests=5_000, seed=10).response)
+    assert a.response.shape == (4_500,)                               # the first 10% is warm-up
+    assert np.all(a.response > 0)
+
+
+def test_default_hedge_delay_is_the_quantile_of_the_same_run_without_copies():
+    none = sl.simulate_replicas(0.7, "none", n_requests=20_000, seed=2)
+    hedged = sl.simulate_replicas(0.7, "hedged", n_requests=20_000, seed=2, hedge_quantile=0.9)
+    assert hedged.delay == pytest.approx(np.quantile(none.response, 0.9))
+    explicit = sl.simulate_replicas(0.7, "hedged", n_requests=20_000, seed=2, delay=hedged.delay)
+    np.testing.assert_array_equal(hedged.response, explicit.response)
+
+
+def test_a_late_hedge_sends_no_copies_and_changes_nothing():
+    none = sl.simulate_replicas(0.5, "none", n_requests=10_000, seed=3)
+    late = sl.simulate_replicas(0.5, "hedged", n_requests=10_000, seed=3, delay=1e6)
+    np.testing.assert_array_equal(late.response, none.response)
+    assert late.copies == 0.0 and late.extra_work == 0.0
+
+
+def test_hedge_copies_are_real_load():
+    """An early hedge sends copies for most requests; the cancelled work shows in the busy share."""
+    run = sl.simulate_replicas(0.5, "hedged", n_requests=20_000, seed=4, delay=0.002)
+    assert run.copies > 0.7 and run.extra_work > 0.1
+    assert run.busy == pytest.approx(0.5 * (1 + run.extra_work), rel=0.03)
+
+
+def test_a_hedge_timer_that_ignores_the_load_overloads_busy_servers():
+    """The fixed delay of the text (the p95 at 20% load) past 85% load: copies for nearly every request,
+    servers busy all the time and a p99 several times that of one copy; a delay re-tuned to the load's
+    own p95 still helps."""
+    fixed = np.quantile(sl.simulate_replicas(0.2, "none", seed=0).response, 0.95)
+    none = sl.simulate_replicas(0.9, "none", seed=0)
+    storm = sl.simulate_replicas(0.9, "hedged", seed=0, delay=fixed)
+    tuned = sl.simulate_replicas(0.9, "hedged", seed=0)
+    assert storm.copies > 0.9 and storm.busy > 0.99
+    assert np.quantile(storm.response, 0.99) > 2 * np.quantile(none.response, 0.99)
+    assert np.quantile(tuned.response, 0.99) < np.quantile(none.response, 0.99)
+    assert tuned.copies < 0.05
+
+
+def test_replica_numbers_quoted_in_the_text():
+    """Section 3.4.5 at U = 0.8 (seed 0, 50,000 requests)."""
+    none = sl.simulate_replicas(0.8, "none", seed=0)
+    delay = np.quantile(none.response, 0.95)
+    fixed = np.quantile(sl.simulate_replicas(0.2, "none", seed=0).response, 0.95)
+    hedged = sl.simulate_replicas(0.8, "hedged", seed=0, delay=delay)
+    timer = sl.simulate_replicas(0.8, "hedged", seed=0, delay=fixed)
+    tied = sl.simulate_replicas(0.8, "tied", seed=0)
+    assert (round(1e3 * delay), round(1e3 * fixed)) == (140, 37)
+
+    def ms(run):
+        return [round(1e3 * x) for x in np.quantile(run.response, [0.5, 0.99, 0.999])]
+
+    assert ms(none) == [35, 244, 331]
+    assert ms(hedged) == [35, 163, 196] and round(hedged.copies, 3) == 0.032 and round(hedged.extra_work, 3) == 0.009
+    assert ms(timer) == [42, 123, 153] and round(timer.copies, 3) == 0.563 and round(timer.extra_work, 2) == 0.13
+    assert round(timer.busy, 2) == 0.90
+    assert ms(tied)[:2] == [14, 61]
+    assert round(1 - 163 / 244, 2) == 0.33                                  # "the p99 falls by a third"
+    # the M/M/1 bound: 5% more arrivals at U = 0.8
+    assert sl.mm1_mean_response(84.0, 100.0) == pytest.approx(0.0625)
+    assert round(1e3 * sl.mm1_response_percentile(0.99, 84.0, 100.0), 1) == 287.8
+    assert sl.mm1_mean_response(84.0, 100.0) / sl.mm1_mean_response(80.0, 100.0) == pytest.approx(1.25)
+    # the light-load contrast: same work gains almost nothing; independent work gains
+    for same, after in ((True, 50), (False, 42)):
+        base = sl.simulate_replicas(0.1, "none", seed=0, same_work=same)
+        hedge = sl.simulate_replicas(0.1, "hedged", seed=0, same_work=same)
+        assert round(1e3 * np.quantile(base.response, 0.99)) == 51
+        assert round(1e3 * np.quantile(hedge.response, 0.99)) == after
+
+
+@pytest.mark.parametrize(("kwargs", "error", "match"), [
+    (dict(utilization=1.0), ValueError, r"utilization must be in \(0, 1\)"),
+    (dict(utilization=0.0), ValueError, r"utilization must be in \(0, 1\)"),
+    (dict(utilization=0.5, policy="twice"), ValueError, "policy must be one of 'none', 'hedged', 'tied'"),
+    (dict(utilization=0.5, n_servers=1), ValueError, "n_servers must be a whole number >= 2"),
+    (dict(utilization=0.5, n_requests=0), ValueError, "n_requests must be a whole number >= 1"),
+    (dict(utilization=0.5, policy="tied", delay=0.1), ValueError, "delay applies only to policy 'hedged'"),
+    (dict(utilization=0.5, policy="hedged", delay=-1.0), ValueError, "delay must be >= 0"),
+    (dict(utilization=0.5, policy="hedged", hedge_quantile=1.0), ValueError, r"hedge_quantile must be in \(0, 1\)"),
+    (dict(utilization=0.5, service_time=0.0), ValueError, "service_time must be > 0"),
+    (dict(utilization=0.5, warmup=1.0), ValueError, r"warmup must be in \[0, 1\)"),
+    (dict(utilization=0.5, same_work="yes"), TypeError, "same_work must be True or False"),
+    (dict(utilization=0.5, seed="zero"), TypeError, "seed"),
+    (dict(utilization="high"), TypeError, "utilization"),
+])
+def test_replica_arguments_are_validated(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        sl.simulate_replicas(n_requests=kwargs.pop("n_requests", 100), **kwargs)

@@ -253,7 +253,7 @@ def test_server_latency_summary():
 
 def test_hedging_and_batching_in_the_notebook():
     text = _printed(S34)
-    assert "extra load: 5.00% more requests sent" in text
+    assert "second copies: 5.00% of requests" in text
     assert "p99 cut 8.1-fold, p99.9 cut 26.3-fold" in text
     assert "batch 64 / batch 1 = 31.4x (reported: about 27x)" in text
     assert "compute never overtakes memory" in text
@@ -262,6 +262,55 @@ def test_hedging_and_batching_in_the_notebook():
     assert "Llama-2-7B       1.07 GB    11.3x             54" in text
     assert "Llama-3-8B       0.27 GB    31.4x            208" in text
 
+
+
+def test_hedging_under_load_in_the_notebook():
+    """3.4.5's second half: the M/M/1 bound for 5% more arrivals, the queueing table at U = 0.8, the sweep
+    of Figure 3.4.3, the M/M/2 check and the light-load contrast (the numbers are recomputed in
+    tests/test_latency.py::test_replica_numbers_quoted_in_the_text)."""
+    text = _printed(S34)
+    assert "U = 0.80: mean  50.0 ms, p99 230.3 ms" in text
+    assert "U = 0.84: mean  62.5 ms, p99 287.8 ms" in text
+    assert "every request 25% slower, mean and p99 alike" in text
+    assert "delay: 140 ms (p95 at U = 0.8), 37 ms (p95 at U = 0.2)" in text
+    assert "M/M/1 formula      35    230    345" in text
+    assert "none               35    244    331    0.0%   0.0%   80%" in text
+    assert "hedged, p95        35    163    196    3.2%   0.9%   80%" in text
+    assert "hedged, fixed      42    123    153   56.3%  13.4%   90%" in text
+    assert "tied               14     61     83  100.0%   0.0%   80%" in text
+    assert "simulated mean 28.0 ms, M/M/2 27.8 ms, one M/M/1 server 50 ms" in text
+    assert "same_work=True : p99   51 ms -> hedged   50 ms" in text
+    assert "same_work=False: p99   51 ms -> hedged   42 ms" in text
+    # the sweep: the fixed timer still helps at 85% load and fails at 90% and 95%
+    assert " 0.10        51         50           50     47          10%             3%" in text
+    assert " 0.85       311        214          197     68          96%            77%" in text
+    assert " 0.90       435        338        1,257     80         100%            98%" in text
+    assert " 0.95       747        599        3,772    109         100%            99%" in text
+
+
+def test_sweep_of_figure_3_4_3_matches_the_table_at_80_percent():
+    """The sweep and the U = 0.8 table use the same seed and size, so they agree to the digit."""
+    sweep = sl.figures.s3_4.hedging_sweep(utilizations=[0.8])
+    assert round(1e3 * sweep["fixed_delay"]) == 37
+    assert round(1e3 * sweep["one copy"]["p99"][0]) == 244
+    assert round(1e3 * sweep["hedged at each load's p95"]["p99"][0]) == 163
+    assert round(1e3 * sweep["hedged, delay fixed at light load"]["p99"][0]) == 123
+    assert round(1e3 * sweep["tied"]["p99"][0]) == 61
+
+
+def test_fixed_and_per_sequence_serving_costs_move_the_ratio_apart():
+    """A cost per step raises the batch-64/batch-1 ratio (2 ms: 35.0x); a cost per sequence lowers it
+    (0.043 ms per sequence per step gives the measured 27x)."""
+    t1, t64 = sl.decode_profile([1, 64], "Llama-3-8B", "A100", context=2048)["step_time"]
+    model = 64 * t1 / t64
+    per_step = 64 * (t1 + 0.002) / (t64 + 0.002)
+    assert round(model, 1) == 31.4 and round(per_step, 1) == 35.0 and per_step > model
+    per_seq = (64 * t1 - 27 * t64) / (27 * 64 - 64)
+    assert round(1e3 * per_seq, 3) == 0.043 and round(64e3 * per_seq, 1) == 2.7
+    assert 64 * (t1 + per_seq) / (t64 + 64 * per_seq) == pytest.approx(27.0)
+    text = _printed(S34)
+    assert "+2 ms per step:     35.0x" in text
+    assert "27x needs 0.043 ms per sequence per step (2.7 ms at batch 64): 27.0x" in text
 
 # --- exercises: every part of both sections is checked in its notebook ------------------------------------------
 
@@ -284,3 +333,50 @@ def test_exercise_answers_are_what_the_solutions_say():
     assert round(expected_answer("ex-3-4-3c"), 5) == 0.00995
     assert [round(x) for x in expected_answer("ex-3-4-4d")] == [334, 309]
     assert expected_answer("ex-3-4-5c") == 52
+
+
+def test_section_3_4_hints_use_the_chapter_notation():
+    """T_sys (not W) for the time in system, U (not rho) for utilization, 2N and kappa for the bytes of
+    weights and cache, r for backup workers."""
+    from scalinglib.exercises.core import _REGISTRY
+
+    hints = {key: part.hint for key, part in _REGISTRY.items() if key.startswith("ex-3-4-")}
+    joined = " ".join(hints.values())
+    for stale in ("lambda W", "W = L", "L / W", "rho", " W + b", "b k)", "b k <", "H_b"):
+        assert stale not in joined, stale
+    assert "T_sys" in hints["ex-3-4-1a"] and "T_sys" in hints["ex-3-4-1c"]
+    assert "U" in hints["ex-3-4-2c"]
+    assert "2N" in hints["ex-3-4-5a"] and "kappa" in hints["ex-3-4-5a"]
+
+
+def test_ex_3_4_4c_hint_names_the_small_n_trap():
+    """H_8 from ln 8 + 0.577 gives 1.1748 s, 0.25% off: rejected at the 2e-3 tolerance, with a hint
+    that says why."""
+    from scalinglib import check
+
+    h8_approx = math.log(8) + 0.5772
+    answer = 1 + 0.05 * (sl.harmonic_number(264) - h8_approx)
+    feedback = check("ex-3-4-4c", answer)
+    assert not feedback.correct
+    assert "Compute H_8 exactly" in feedback.text() and "poor for small n" in feedback.text()
+    assert check("ex-3-4-4c", 1.172).correct
+    assert round(sl.harmonic_number(8), 3) == 2.718
+
+
+@pytest.mark.parametrize(("key", "answer", "says"), [
+    ("ex-3-4-1c", 0.3, "factor of 1,000: check the unit (the answer is in ms)"),
+    ("ex-3-4-2a", 100.0, "factor of 1,000: check the unit (the answer is in s)"),
+    ("ex-3-4-2b", 460.5, "factor of 1,000: check the unit (the answer is in s)"),
+    ("ex-3-4-5d", 0.0163, "factor of 1,000: check the unit (the answer is in ms)"),
+    ("ex-3-4-2c", 53.95, "a percentage where a fraction is asked"),
+    ("ex-3-4-3c", 0.995, "a percentage where a fraction is asked"),
+    ("ex-3-4-3c", 1e-4, "too low"),                     # forgot to fan out
+    ("ex-3-4-3c", 0.634**2, "too high"),                # squared the unhedged share
+    ("ex-3-4-3c", 0.9999**100, "share of requests whose leaves are all fast"),   # forgot the 1 -
+])
+def test_natural_wrong_answers_get_a_useful_message(key, answer, says):
+    from scalinglib import check
+
+    feedback = check(key, answer)
+    assert not feedback.correct
+    assert says in feedback.text()

@@ -16,7 +16,7 @@ from .core import Part, register
 
 #: Exercise 3.4.2: a server that completes 50 requests per second (20 ms each).
 MU = 50.0
-#: Exercise 3.4.4: 256 workers, 1 s of work each plus exponential jitter of mean 50 ms; 8 backups.
+#: Exercise 3.4.4: K = 256 workers, 1 s of work each plus exponential jitter of mean 50 ms; r = 8 backups.
 K, T0, TAU, BACKUPS = 256, 1.0, 0.05, 8
 
 
@@ -43,21 +43,21 @@ register(
         "ex-3-4-1a",
         lambda: littles_law(arrival_rate=120.0, time_in_system=0.5),
         rel_tol=1e-2,
-        hint="L = lambda W.",
+        hint="Little's law: L = lambda T_sys.",
     ),
     Part(
         "ex-3-4-1b",
         lambda: littles_law(number_in_system=32, time_in_system=4.0),
         rel_tol=1e-2,
         unit=" requests/s",
-        hint="With at most L requests inside, each staying W seconds, at most L / W can finish per second.",
+        hint="With at most L requests inside, each staying T_sys seconds, at most L / T_sys can finish per second.",
     ),
     Part(
         "ex-3-4-1c",
         lambda: 1e3 * littles_law(number_in_system=45, arrival_rate=150.0),
         rel_tol=1e-2,
         unit=" ms",
-        hint="W = L / lambda, in milliseconds.",
+        hint="T_sys = L / lambda, in milliseconds.",
     ),
     Part(
         "ex-3-4-2a",
@@ -77,7 +77,7 @@ register(
         "ex-3-4-2c",
         lambda: max_utilization_for_p99(MU, 0.2),
         rel_tol=1e-2,
-        hint="Solve ln(100) / (mu (1 - rho)) = 0.2 s for rho; answer as a fraction, not a percentage.",
+        hint="Solve ln(100) / (mu (1 - U)) = 0.2 s for U; answer as a fraction, not a percentage.",
     ),
     Part(
         "ex-3-4-2d",
@@ -101,7 +101,8 @@ register(
         "ex-3-4-3c",
         lambda: fanout_slow_probability(0.01**2, 100),
         rel_tol=1e-2,
-        hint="A hedged leaf is slow only if both copies are: p = 0.01 x 0.01. Then fan out to 100.",
+        hint=("A hedged leaf is slow only if both copies are: p = 0.01 x 0.01. Then fan out to 100: "
+              "1 - (1 - p)^100 (about 0.99 would be the share of requests whose leaves are all fast)."),
     ),
     Part(
         "ex-3-4-3d",
@@ -114,7 +115,7 @@ register(
         lambda: straggler_answers()[0],
         rel_tol=2e-3,
         unit=" s",
-        hint="t0 + tau H_K, with H_K = 1 + 1/2 + ... + 1/K (about ln K + 0.5772).",
+        hint="t0 + tau H_K, with H_K = 1 + 1/2 + ... + 1/K (about ln K + 0.5772 for large K).",
     ),
     Part(
         "ex-3-4-4b",
@@ -127,14 +128,15 @@ register(
         lambda: straggler_answers()[2],
         rel_tol=2e-3,
         unit=" s",
-        hint="The step ends when the fastest K of K + b are done: t0 + tau (H_{K+b} - H_b).",
+        hint=("The step ends when the fastest K of K + r are done: t0 + tau (H_{K+r} - H_r). Compute H_8 exactly "
+              "(1 + 1/2 + ... + 1/8 = 2.718); the ln approximation is poor for small n."),
     ),
     Part(
         "ex-3-4-4d",
         lambda: straggler_answers()[3],
         kind="numbers",
         rel_tol=1e-2,
-        hint="Workers paid for times the expected step time: 256 for (a), 256 + 8 for (c).",
+        hint="Workers paid for times the expected step time: K = 256 for (a), K + r = 256 + 8 for (c).",
     ),
     Part(
         "ex-3-4-5a",
@@ -142,7 +144,8 @@ register(
         kind="numbers",
         rel_tol=1e-2,
         unit=" tokens/s",
-        hint="b / max((W + b k) / B, b F / P) with W = 16 GB, k = 2,048 x 131,072 bytes, B = 2.039e12 bytes/s.",
+        hint=("b / max((2N + b kappa) / B, b F / P) with 2N = 16 GB of weights, kappa = 2,048 x 131,072 bytes "
+              "of cache per sequence, B = 2.039e12 bytes/s."),
     ),
     Part(
         "ex-3-4-5b",
@@ -155,7 +158,7 @@ register(
         lambda: batching_answers()[1],
         rel_tol=0,
         whole=True,
-        hint="Largest b with W + b k <= 0.9 x 80 GB, where k is now 8,192 tokens' worth of cache.",
+        hint="Largest b with 2N + b kappa <= 0.9 x 80 GB, where kappa is now 8,192 tokens' worth of cache.",
     ),
     Part(
         "ex-3-4-5d",

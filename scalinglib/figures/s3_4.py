@@ -1,4 +1,4 @@
-"""Figures of Section 3.4: the latency hockey stick, fan-out, hedged requests, stragglers, batching."""
+"""Figures of Section 3.4: the latency hockey stick, fan-out, hedged and tied requests, stragglers, batching."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from ..latency import (
     mm1_mean_response,
     mm1_response_percentile,
     simulate_hedged_requests,
+    simulate_replicas,
     simulate_slowest_step,
 )
 from ..plots import COLORS, IDEAL, log2_axis, style_axes
@@ -68,6 +69,21 @@ def latency_vs_utilization(fig, utilization, service_time=0.010, rho_max=0.98):
     return ax_c, ax_d
 
 
+def label_heights(values, gap=0.075):
+    """Heights for labels of the points ``values`` (0 to 1) that keep neighbours ``gap`` apart.
+
+    Labels start at their point and are pushed down, from the highest, just enough to clear the one
+    above; if the lowest would then fall below 0, the stack is lifted back."""
+    order = sorted(range(len(values)), key=lambda i: -values[i])
+    heights = [0.0] * len(values)
+    previous = None
+    for i in order:
+        y = values[i] if previous is None else min(values[i], previous - gap)
+        heights[i] = previous = y
+    lift = max(0.0, 0.02 - min(heights, default=0.0))
+    return [h + lift for h in heights]
+
+
 def fanout(fig, n, p_values=(0.01, 0.001, 0.0001), n_max=10_000):
     """The probability that a request fanned out to K = ``n`` servers meets at least one slow server,
     against K (log axis), for several per-server probabilities, with the chosen K marked. Returns the axes."""
@@ -75,13 +91,16 @@ def fanout(fig, n, p_values=(0.01, 0.001, 0.0001), n_max=10_000):
     ax = style_axes(fig.subplots())
     colors = (COLORS["vermillion"], COLORS["blue"], COLORS["green"], COLORS["purple"])
     styles = ("-", "--", "-.", ":")
-    for p, color, style in zip(p_values, colors, styles):
+    values = [float(fanout_slow_probability(p, n)) for p in p_values]
+    for p, value, color, style in zip(p_values, values, colors, styles):
         ax.plot(ns, fanout_slow_probability(p, ns), color=color, linestyle=style,
                 label=f"1 server in {1 / p:,.0f} slow")
-        value = float(fanout_slow_probability(p, n))
         ax.plot([n], [value], marker="o", markersize=6, color=color, linestyle="none")
-        ax.annotate(f"{value:.1%}", (n, value), xytext=(7, 2), textcoords="offset points", fontsize=8,
-                    color=color, bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5})
+    for value, color, y in zip(values, colors, label_heights(values)):
+        text = f"{value:.2%}" if 0 < value < 0.001 else f"{value:.1%}"
+        ax.annotate(text, (n, value), xytext=(n * 1.12, y), textcoords="data", fontsize=8,
+                    color=color, va="center", annotation_clip=False,
+                    bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5})
     ax.axvline(n, color=COLORS["grey"], linestyle=":", linewidth=1.2)
     ax.set_xscale("log")
     ax.set_xlim(1, n_max)
@@ -101,7 +120,7 @@ def hedged_latency(fig, hedge_quantile=0.95, seed=0, n_requests=200_000):
     for data, color, style, label in ((result.baseline, COLORS["vermillion"], "-", "one request"),
                                       (result.hedged, COLORS["blue"], "--",
                                        f"hedged after {result.delay * 1e3:.1f} ms "
-                                       f"(+{result.extra_load:.1%} requests)")):
+                                       f"(second copies for {result.extra_load:.1%} of requests)")):
         xs = np.sort(data)
         share = 1.0 - np.arange(1, xs.size + 1) / xs.size
         keep = share > 0
@@ -109,8 +128,8 @@ def hedged_latency(fig, hedge_quantile=0.95, seed=0, n_requests=200_000):
     ax.axvline(result.delay * 1e3, color=COLORS["grey"], linestyle=":", linewidth=1.2)
     for name in ("p99", "p99.9"):
         ax.axhline(1 - QUANTILES[name], color=COLORS["grey"], linewidth=0.8, alpha=0.6)
-        ax.annotate(name, (1.05e3, 1 - QUANTILES[name]), xytext=(0, 2), textcoords="offset points",
-                    fontsize=7.5, color=COLORS["grey"], ha="right")
+        ax.annotate(name, (3.3, 1 - QUANTILES[name]), xytext=(0, 2), textcoords="offset points",
+                    fontsize=7.5, color=COLORS["grey"], ha="left")     # left, where no curve is that low
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(3, 3e3)
@@ -121,10 +140,79 @@ def hedged_latency(fig, hedge_quantile=0.95, seed=0, n_requests=200_000):
     return ax
 
 
+#: Utilizations of Figure 3.4.3 (hedged and tied requests under load).
+LOADS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
+
+
+def hedging_sweep(utilizations=LOADS, light_load=0.2, quantile=0.95, seed=0, n_requests=50_000, **options):
+    """The p99 and the servers' busy share under four policies, at each utilization.
+
+    Policies: one copy; hedged at the ``quantile`` of that load's own response time (re-tuned as the
+    load changes); hedged with a delay fixed at the ``quantile`` measured once at ``light_load``; tied.
+    All from :func:`scalinglib.latency.simulate_replicas` with the same seed; ``options`` go to it.
+    Returns a dict: ``"utilization"``, ``"fixed_delay"`` (seconds), and for each policy name a dict of
+    arrays ``"p99"`` (seconds), ``"busy"`` and ``"copies"``."""
+    loads = np.asarray(utilizations, dtype=float)
+    fixed = float(np.quantile(simulate_replicas(light_load, "none", seed=seed, n_requests=n_requests,
+                                                **options).response, quantile))
+    names = ("one copy", "hedged at each load's p95", "hedged, delay fixed at light load", "tied")
+    out = {"utilization": loads, "fixed_delay": fixed}
+    rows = {name: {"p99": [], "busy": [], "copies": []} for name in names}
+    for u in loads:
+        none = simulate_replicas(u, "none", seed=seed, n_requests=n_requests, **options)
+        runs = (none,
+                simulate_replicas(u, "hedged", seed=seed, n_requests=n_requests,
+                                  delay=float(np.quantile(none.response, quantile)), **options),
+                simulate_replicas(u, "hedged", seed=seed, n_requests=n_requests, delay=fixed, **options),
+                simulate_replicas(u, "tied", seed=seed, n_requests=n_requests, **options))
+        for name, run in zip(names, runs):
+            rows[name]["p99"].append(float(np.quantile(run.response, 0.99)))
+            rows[name]["busy"].append(run.busy)
+            rows[name]["copies"].append(run.copies)
+    for name in names:
+        out[name] = {key: np.asarray(values) for key, values in rows[name].items()}
+    return out
+
+
+def hedging_under_load(fig, sweep=None):
+    """Left: p99 response time against utilization for one copy, two hedging policies and tied
+    requests, from :func:`hedging_sweep` (computed if not given). Right: the share of time the servers
+    are busy, cancelled work included. Returns the two axes."""
+    data = hedging_sweep() if sweep is None else sweep
+    loads = data["utilization"]
+    ax_p, ax_b = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.25, 1]})
+    for ax in (ax_p, ax_b):
+        style_axes(ax)
+    looks = {"one copy": (COLORS["vermillion"], "-", "o"),
+             "hedged at each load's p95": (COLORS["blue"], "--", "s"),
+             "hedged, delay fixed at light load": (COLORS["purple"], "-.", "^"),
+             "tied": (COLORS["green"], ":", "D")}
+    fixed_ms = data["fixed_delay"] * 1e3
+    for name, (color, style, marker) in looks.items():
+        label = name.replace("fixed at light load", f"fixed at {fixed_ms:.0f} ms")
+        ax_p.plot(loads, _ms(data[name]["p99"]), color=color, linestyle=style, marker=marker, markersize=4,
+                  label=label)
+        ax_b.plot(loads, data[name]["busy"], color=color, linestyle=style, marker=marker, markersize=4,
+                  label=label)
+    ax_p.set_yscale("log")
+    ax_p.set_xlim(0, 1)
+    ax_p.set_xlabel(r"utilization $U$ of the requests themselves")
+    ax_p.set_ylabel("p99 response time (ms, log scale)")
+    ax_p.legend(loc="upper left", fontsize=7.5)
+    ax_b.plot([0, 1], [0, 1], label="busy = U", **IDEAL)
+    ax_b.set_xlim(0, 1)
+    ax_b.set_ylim(0, 1.05)
+    ax_b.set_xlabel(r"utilization $U$ of the requests themselves")
+    ax_b.set_ylabel("share of time servers are busy")
+    ax_b.legend(loc="upper left", fontsize=7.5, handles=ax_b.get_lines()[-1:])
+    return ax_p, ax_b
+
+
 def stragglers(fig, base_time=1.0, jitter=0.05, k_max=4096, seed=0, n_steps=2_000):
     """Left: expected time of a synchronous step against the number of workers, the closed form for
     exponential jitter with seeded Monte-Carlo points for exponential and Gaussian jitter of the same
-    size. Right: the resulting efficiency (mean worker time over step time). Returns the two axes."""
+    size, and with one backup worker per 32. Right: the resulting efficiency, a worker's mean time over the
+    step time, times K/(K + r) with r backups (their work is paid for and thrown away). Returns the two axes."""
     ks = 2 ** np.arange(int(np.log2(k_max)) + 1)
     closed = expected_slowest_step(ks, base_time, jitter)
     mc_exp = [simulate_slowest_step(k, base_time, jitter, n_steps, seed).mean() for k in ks]
@@ -141,20 +229,21 @@ def stragglers(fig, base_time=1.0, jitter=0.05, k_max=4096, seed=0, n_steps=2_00
     ax_t.plot(ks, mc_gauss, marker="s", markersize=4, linestyle="none", color=COLORS["orange"],
               label=r"Gaussian ($\sigma = \tau$), simulated")
     ax_t.plot(ks[big], with_backups, color=COLORS["green"], linestyle="-.", label="exponential, K/32 backups")
-    ax_t.axhline(base_time + jitter, **IDEAL)
+    ax_t.axhline(base_time + jitter, label=r"one worker alone: $t_0 + \tau$", **IDEAL)
     log2_axis(ax_t, "x")
     ax_t.set_xlabel("workers K")
     ax_t.set_ylabel("expected step time (s)")
     ax_t.legend(loc="upper left", fontsize=7.5)
     mean_worker = base_time + jitter
-    ax_e.plot(ks, mean_worker / closed, color=COLORS["blue"], label="no backups")
-    # with backups, K + b workers are paid for K workers' results
+    ax_e.plot(ks, mean_worker / closed, color=COLORS["blue"],
+              label=r"no backups: $(t_0 + \tau)\,/\,\mathrm{E}[T_\mathrm{step}]$")
+    # with backups, K + r workers are paid for K workers' results
     ax_e.plot(ks[big], ks[big] * mean_worker / ((ks[big] + backups) * with_backups), color=COLORS["green"],
-              linestyle="-.", label="K/32 backups, counting their cost")
+              linestyle="-.", label=r"$r = K/32$ backups: $\frac{K}{K + r}\,(t_0 + \tau)\,/\,\mathrm{E}[T_\mathrm{step}]$")
     log2_axis(ax_e, "x")
     ax_e.set_ylim(0.5, 1.02)
     ax_e.set_xlabel("workers K")
-    ax_e.set_ylabel(r"efficiency $(t_0 + \tau)\,/\,\mathrm{E}[T_\mathrm{step}]$")
+    ax_e.set_ylabel("efficiency")
     ax_e.legend(loc="lower left", fontsize=8)
     return ax_t, ax_e
 
