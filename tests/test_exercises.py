@@ -146,3 +146,9 @@ def test_numpy_scalars_and_zero_d_arrays_are_numbers():
 def test_a_regime_word_may_carry_bound():
     answers = expected_answer("ex-3-7-1b")
     assert check("ex-3-7-1b", [f"{a}-bound" for a in answers]).correct
+
+
+def test_a_complement_is_named():
+    p = expected_answer("ex-3-4-3c")               # the chance that some leaf is slow
+    fb = check("ex-3-4-3c", 1 - p)                 # the chance that none is
+    assert fb.status == "incorrect" and "complement" in fb.text() and "percentage" not in fb.text()

@@ -133,6 +133,9 @@ def _compare_number(part: Part, given, expected) -> tuple[bool, str]:
     if expected != 0:
         ratio = float(given) / float(expected)
         percent = part.unit.strip() == "%"
+        # a probability or share given as its complement (1 - p: "no leaf slow" for "some leaf slow")
+        if not part.unit and 0 < float(expected) < 1 and abs(float(given) - (1 - float(expected))) <= tol:
+            return False, f"{_fmt(given)} is 1 minus the expected value: the complement of what is asked?"
         # a fraction (|answer| <= 1, no unit) given as a percentage, or a percentage given as a fraction
         if not part.unit and 0 < abs(float(expected)) <= 1 and _close_to(ratio, 100, part.rel_tol):
             return False, f"{_fmt(given)} is 100 times the expected value: a percentage where a fraction is asked?"
