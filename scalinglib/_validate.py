@@ -23,6 +23,8 @@ __all__ = [
     "scalar_or_array",
     "check_broadcast",
     "check_scalar",
+    "single",
+    "single_whole",
     "as_count",
 ]
 
@@ -148,6 +150,19 @@ def check_scalar(name: str, value: Any) -> Any:
     if isinstance(value, np.ndarray):
         return value.item()
     return value
+
+
+def single(check, name: str, value: Any, **options) -> float:
+    """One number, not an array (refused by name), passed through ``check``; returned as a Python float.
+
+    ``single(check_positive, "n_params", n_params)`` reads as "one positive n_params".
+    """
+    return float(check(name, check_scalar(name, value), **options))
+
+
+def single_whole(name: str, value: Any, minimum: int = 1) -> int:
+    """One whole number >= ``minimum``, not an array (refused by name); returned as a Python int."""
+    return int(check_whole(name, check_scalar(name, value), minimum))
 
 
 def as_count(name: str, value: Any) -> np.ndarray | int:

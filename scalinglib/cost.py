@@ -62,6 +62,8 @@ from ._validate import (
     check_scalar,
     check_whole,
     scalar_or_array,
+    single,
+    single_whole,
 )
 from .batchsize import examples_to_target
 from .hardware import get_accelerator
@@ -488,10 +490,10 @@ def max_decode_batch(n_params, context_tokens, device="A100 SXM 80GB", bytes_per
     >>> max_decode_batch(7e9, 1024)
     116
     """
-    n = float(check_positive("n_params", check_scalar("n_params", n_params)))
-    t = float(check_positive("context_tokens", check_scalar("context_tokens", context_tokens)))
-    beta = float(check_positive("bytes_per_value", check_scalar("bytes_per_value", bytes_per_value)))
-    a = float(check_positive("aspect_ratio", check_scalar("aspect_ratio", aspect_ratio)))
+    n = single(check_positive, "n_params", n_params)
+    t = single(check_positive, "context_tokens", context_tokens)
+    beta = single(check_positive, "bytes_per_value", bytes_per_value)
+    a = single(check_positive, "aspect_ratio", aspect_ratio)
     free = get_accelerator(device).memory_bytes - n * beta
     if free <= 0:
         return 0
@@ -559,7 +561,7 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
     """
     check_flag("grow_batch", grow_batch)
     n_params = check_scalar("n_params", n_params)
-    crit = float(check_positive("critical_batch_tokens", check_scalar("critical_batch_tokens", critical_batch_tokens)))
+    crit = single(check_positive, "critical_batch_tokens", critical_batch_tokens)
     sizes = check_whole("n_gpus", n_gpus)
     # growing the batch: a limit so high that data parallelism can take every GPU (a billion tokens per GPU)
     limit = 1e9 * float(np.max(sizes)) if grow_batch else crit
@@ -648,12 +650,12 @@ def training_cost(n_params, tokens, n_devices, price_per_device_hour, *, device=
     >>> round(training_cost(70e9, 1.4e12, 1024, 2.0, mfu=0.4, utilization=0.5).dollars / 1e6, 2)
     1.65
     """
-    n = float(check_positive("n_params", check_scalar("n_params", n_params)))
-    d = float(check_positive("tokens", check_scalar("tokens", tokens)))
-    k = int(check_whole("n_devices", check_scalar("n_devices", n_devices)))
-    price = float(check_positive("price_per_device_hour", check_scalar("price_per_device_hour", price_per_device_hour)))
-    m = float(check_fraction("mfu", check_scalar("mfu", mfu), open_low=True))
-    u = float(check_fraction("utilization", check_scalar("utilization", utilization), open_low=True))
+    n = single(check_positive, "n_params", n_params)
+    d = single(check_positive, "tokens", tokens)
+    k = single_whole("n_devices", n_devices)
+    price = single(check_positive, "price_per_device_hour", price_per_device_hour)
+    m = single(check_fraction, "mfu", mfu, open_low=True)
+    u = single(check_fraction, "utilization", utilization, open_low=True)
     peak = get_accelerator(device).peak(precision)
     flops = float(flops_per_token(n)) * d
     compute_seconds = flops / (k * m * peak)

@@ -52,9 +52,10 @@ from ._validate import (
     check_fraction,
     check_nonnegative,
     check_positive,
-    check_scalar,
     check_whole,
     scalar_or_array,
+    single,
+    single_whole,
 )
 
 __all__ = [
@@ -242,15 +243,6 @@ def _rng(seed):
     return np.random.default_rng(int(seed))
 
 
-def _count(name, value, minimum=1):
-    return int(check_whole(name, check_scalar(name, value), minimum))
-
-
-def _scalar(check, name, value, **kwargs):
-    """One number, checked by ``check`` (an array is refused with a TypeError naming ``name``)."""
-    return float(check(name, check_scalar(name, value), **kwargs))
-
-
 def simulate_mm1(arrival_rate, service_rate, n_requests=100_000, seed=0):
     r"""Simulate an M/M/1 queue, first come first served, with a seeded generator.
 
@@ -282,10 +274,10 @@ def simulate_mm1(arrival_rate, service_rate, n_requests=100_000, seed=0):
     >>> round(float(run.response.mean()) / mm1_mean_response(80.0, 100.0), 2)   # simulation / formula
     1.0
     """
-    lam = _scalar(check_positive, "arrival_rate", arrival_rate)
-    mu = _scalar(check_positive, "service_rate", service_rate)
+    lam = single(check_positive, "arrival_rate", arrival_rate)
+    mu = single(check_positive, "service_rate", service_rate)
     _stable_rates(lam, mu)
-    n = _count("n_requests", n_requests)
+    n = single_whole("n_requests", n_requests)
     rng = _rng(seed)
     gaps = rng.exponential(1.0 / lam, n)
     service = rng.exponential(1.0 / mu, n)
@@ -377,11 +369,11 @@ def sample_server_latency(n, seed=0, *, median=0.010, sigma=0.3, p_slow=0.02, sl
     >>> [round(float(np.quantile(x, q)) * 1e3) for q in (0.5, 0.99)]    # ms
     [10, 224]
     """
-    count = _count("n", n)
-    m = _scalar(check_positive, "median", median)
-    s = _scalar(check_positive, "sigma", sigma)
-    p = _scalar(check_fraction, "p_slow", p_slow)
-    tail = _scalar(check_positive, "slow_mean", slow_mean)
+    count = single_whole("n", n)
+    m = single(check_positive, "median", median)
+    s = single(check_positive, "sigma", sigma)
+    p = single(check_fraction, "p_slow", p_slow)
+    tail = single(check_positive, "slow_mean", slow_mean)
     rng = _rng(seed)
     fast = m * np.exp(s * rng.standard_normal(count))
     hiccup = rng.random(count) < p
@@ -460,14 +452,14 @@ def simulate_hedged_requests(n_requests=200_000, hedge_quantile=0.95, seed=0, *,
     >>> bool(np.all(r.hedged <= r.baseline))    # a hedge never makes a request slower here
     True
     """
-    n = _count("n_requests", n_requests)
+    n = single_whole("n_requests", n_requests)
     rng = _rng(seed)
     if delay is None:
-        q = _scalar(check_fraction, "hedge_quantile", hedge_quantile, open_low=True, open_high=True)
+        q = single(check_fraction, "hedge_quantile", hedge_quantile, open_low=True, open_high=True)
         history = sample_server_latency(n, rng, **latency)
         d = float(np.quantile(history, q))
     else:
-        d = _scalar(check_nonnegative, "delay", delay)
+        d = single(check_nonnegative, "delay", delay)
     primary = sample_server_latency(n, rng, **latency)
     backup = sample_server_latency(n, rng, **latency)
     hedged = np.minimum(primary, d + backup)
@@ -673,19 +665,19 @@ def simulate_replicas(utilization, policy="none", n_servers=10, n_requests=50_00
     >>> round(hedged.copies, 3), round(hedged.extra_work, 3)
     (0.033, 0.009)
     """
-    u = _scalar(check_fraction, "utilization", utilization, open_low=True, open_high=True)
+    u = single(check_fraction, "utilization", utilization, open_low=True, open_high=True)
     kind = check_choice("policy", policy, _POLICIES)
-    servers = _count("n_servers", n_servers, minimum=2)
-    n = _count("n_requests", n_requests)
-    mean = _scalar(check_positive, "service_time", service_time)
+    servers = single_whole("n_servers", n_servers, minimum=2)
+    n = single_whole("n_requests", n_requests)
+    mean = single(check_positive, "service_time", service_time)
     same = check_flag("same_work", same_work)
-    drop = _scalar(check_fraction, "warmup", warmup, open_high=True)
+    drop = single(check_fraction, "warmup", warmup, open_high=True)
     if delay is not None:
         if kind != "hedged":
             raise ValueError(f"delay applies only to policy 'hedged'; got policy {kind!r}")
-        d = _scalar(check_nonnegative, "delay", delay)
+        d = single(check_nonnegative, "delay", delay)
     elif kind == "hedged":
-        q = _scalar(check_fraction, "hedge_quantile", hedge_quantile, open_low=True, open_high=True)
+        q = single(check_fraction, "hedge_quantile", hedge_quantile, open_low=True, open_high=True)
     rng = _rng(seed)
     arrivals = np.cumsum(rng.exponential(mean / (servers * u), n))
     primary = rng.integers(0, servers, n)
@@ -842,11 +834,11 @@ def simulate_slowest_step(k, base_time, jitter, n_steps=10_000, seed=0, *, model
     >>> round(float(steps.mean()), 2), round(expected_slowest_step(64, 1.0, 0.05), 2)
     (1.24, 1.24)
     """
-    kk = _count("k", k)
-    t0 = _scalar(check_nonnegative, "base_time", base_time)
-    tau = _scalar(check_nonnegative, "jitter", jitter)
-    steps = _count("n_steps", n_steps)
-    b = _count("backups", backups, minimum=0)
+    kk = single_whole("k", k)
+    t0 = single(check_nonnegative, "base_time", base_time)
+    tau = single(check_nonnegative, "jitter", jitter)
+    steps = single_whole("n_steps", n_steps)
+    b = single_whole("backups", backups, minimum=0)
     kind = check_choice("model", model, _JITTER_MODELS)
     rng = _rng(seed)
     width = kk + b

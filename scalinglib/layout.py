@@ -47,9 +47,10 @@ from ._validate import (
     check_fraction,
     check_nonnegative,
     check_positive,
-    check_scalar,
     check_whole,
     scalar_or_array,
+    single,
+    single_whole,
 )
 from .batchsize import data_parallel_cap
 from .memory import devices_to_hold
@@ -334,26 +335,26 @@ def parallel_layout(
     >>> parallel_layout(16384, 175e9, 2e6, 2e6).fits
     False
     """
-    g = int(check_whole("n_gpus", check_scalar("n_gpus", n_gpus)))
+    g = single_whole("n_gpus", n_gpus)
     if g & (g - 1):
         raise ValueError(f"n_gpus must be a power of two (1, 2, 4, ...); got {g}")
-    n = float(check_positive("n_params", check_scalar("n_params", n_params)))
-    batch = float(check_positive("global_batch_tokens", check_scalar("global_batch_tokens", global_batch_tokens)))
-    crit = float(check_positive("critical_batch_tokens", check_scalar("critical_batch_tokens", critical_batch_tokens)))
-    s = int(check_whole("seq_len", check_scalar("seq_len", seq_len)))
-    mb = int(check_whole("micro_batch", check_scalar("micro_batch", micro_batch)))
-    per_stage = int(check_whole("microbatches_per_stage", check_scalar("microbatches_per_stage", microbatches_per_stage)))
-    node = int(check_whole("gpus_per_node", check_scalar("gpus_per_node", gpus_per_node)))
+    n = single(check_positive, "n_params", n_params)
+    batch = single(check_positive, "global_batch_tokens", global_batch_tokens)
+    crit = single(check_positive, "critical_batch_tokens", critical_batch_tokens)
+    s = single_whole("seq_len", seq_len)
+    mb = single_whole("micro_batch", micro_batch)
+    per_stage = single_whole("microbatches_per_stage", microbatches_per_stage)
+    node = single_whole("gpus_per_node", gpus_per_node)
     if node & (node - 1):
         raise ValueError(f"gpus_per_node must be a power of two (1, 2, 4, 8, ...) so that tensor parallelism "
                          f"divides the cluster exactly; got {node}")
-    check_fraction("usable_fraction", check_scalar("usable_fraction", usable_fraction), open_low=True)
+    single(check_fraction, "usable_fraction", usable_fraction, open_low=True)
 
     hidden = float(hidden_size_for(n))
     if n_layers is None:
         layers = max(1, int(round(hidden / 128.0)))
     else:
-        layers = int(check_whole("n_layers", check_scalar("n_layers", n_layers)))
+        layers = single_whole("n_layers", n_layers)
     mp_fit = _next_power_of_two(devices_to_hold(n, bytes_per_param, device_memory_bytes, usable_fraction))
     p_fit = max(1, mp_fit // node)
     m = per_stage * p_fit

@@ -29,7 +29,7 @@ import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor
 
-from ._validate import check_positive, check_scalar, check_whole
+from ._validate import check_positive, check_whole, single, single_whole
 
 __all__ = ["spin", "usable_cores", "calibrate", "default_worker_counts", "time_tasks", "scaling_run"]
 
@@ -64,7 +64,7 @@ def calibrate(seconds: float = 0.1) -> int:
 
     Times a short trial, then scales it (best of three trials).
     """
-    seconds = float(check_positive("seconds", check_scalar("seconds", seconds)))
+    seconds = single(check_positive, "seconds", seconds)
     if not 0.001 <= seconds <= 60:
         raise ValueError(f"seconds must be between 0.001 and 60; got {seconds!r}")
     trial = 50_000
@@ -112,7 +112,7 @@ def default_worker_counts(cores: int | None = None) -> list[int]:
     >>> default_worker_counts(16)
     [1, 2, 3, 4, 5, 6, 7, 8, 17, 32]
     """
-    c = usable_cores() if cores is None else int(check_whole("cores", check_scalar("cores", cores)))
+    c = usable_cores() if cores is None else single_whole("cores", cores)
     counts = set(range(1, min(c, 8) + 1)) | {c + 1, 2 * c}
     if len(counts) < 3:            # one core: 1, and c + 1 = 2 c = 2; add a third count
         counts.add(c + 2)
@@ -187,7 +187,7 @@ def scaling_run(worker_counts=None, unit_seconds: float = 0.1, repeats: int = 4,
         ks = sorted({int(k) for k in counts})
     if not (isinstance(repeats, int) and not isinstance(repeats, bool) and repeats >= 1):
         raise ValueError(f"repeats must be a whole number >= 1; got {repeats!r}")
-    unit_seconds = float(check_positive("unit_seconds", check_scalar("unit_seconds", unit_seconds)))
+    unit_seconds = single(check_positive, "unit_seconds", unit_seconds)
     if not 0.001 <= unit_seconds <= 60:
         raise ValueError(f"unit_seconds must be between 0.001 and 60 seconds; got {unit_seconds!r}")
     unit = calibrate(unit_seconds)

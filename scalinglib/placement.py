@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import check_positive, check_scalar, check_whole
+from ._validate import check_positive, single, single_whole
 
 __all__ = ["step_traffic"]
 
@@ -82,16 +82,16 @@ def step_traffic(n_params, n_layers, hidden, *, seq_len=2048, micro_batch=1, mic
     >>> round(t["flops"] / 150e12, 2)      # seconds of compute at 150 TFLOP/s
     7.17
     """
-    n = float(check_positive("n_params", check_scalar("n_params", n_params)))
-    layers = int(check_whole("n_layers", check_scalar("n_layers", n_layers)))
-    h = float(check_positive("hidden", check_scalar("hidden", hidden)))
-    seq = int(check_whole("seq_len", check_scalar("seq_len", seq_len)))
-    b = int(check_whole("micro_batch", check_scalar("micro_batch", micro_batch)))
-    m = int(check_whole("microbatches", check_scalar("microbatches", microbatches)))
-    t = int(check_whole("tp", check_scalar("tp", tp)))
-    p = int(check_whole("pp", check_scalar("pp", pp)))
-    d = int(check_whole("dp", check_scalar("dp", dp)))
-    v = float(check_positive("bytes_per_value", check_scalar("bytes_per_value", bytes_per_value)))
+    n = single(check_positive, "n_params", n_params)
+    layers = single_whole("n_layers", n_layers)
+    h = single(check_positive, "hidden", hidden)
+    seq = single_whole("seq_len", seq_len)
+    b = single_whole("micro_batch", micro_batch)
+    m = single_whole("microbatches", microbatches)
+    t = single_whole("tp", tp)
+    p = single_whole("pp", pp)
+    d = single_whole("dp", dp)
+    v = single(check_positive, "bytes_per_value", bytes_per_value)
     if layers % p:
         raise ValueError(f"pp must divide n_layers ({layers}) so that every stage has whole layers; got {p}")
     activation = v * b * seq * h

@@ -51,7 +51,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import as_float_array, check_positive, check_scalar, check_whole
+from ._validate import as_float_array, check_positive, check_whole, single, single_whole
 
 __all__ = [
     "Timings",
@@ -481,9 +481,9 @@ def bandwidth_samples(elements=2**23, repeats=9, number=1) -> Timings:
     >>> t.amount.tolist(), t.seconds.shape
     ([24000.0, 24000.0, 24000.0], (3,))
     """
-    n = int(check_whole("elements", check_scalar("elements", elements)))
-    r = int(check_whole("repeats", check_scalar("repeats", repeats)))
-    k = int(check_whole("number", check_scalar("number", number)))
+    n = single_whole("elements", elements)
+    r = single_whole("repeats", repeats)
+    k = single_whole("number", number)
     a, b, c = np.full(n, 1.0), np.full(n, 2.0), np.empty(n)
     np.add(a, b, out=c)
     seconds = []
@@ -685,8 +685,8 @@ def pingpong_timings(sizes=tuple(8 * 4**k for k in range(8)), repeats=7, target_
     ([8.0, 4096.0], True)
     """
     nbytes = _sizes("sizes", sizes)
-    r = int(check_whole("repeats", check_scalar("repeats", repeats)))
-    target = float(check_positive("target_seconds", check_scalar("target_seconds", target_seconds)))
+    r = single_whole("repeats", repeats)
+    target = single(check_positive, "target_seconds", target_seconds)
     seconds = []
     with _echo_partner(max(nbytes)) as (receive, send):
         buf = bytearray(max(nbytes))
@@ -765,8 +765,8 @@ def pair_allreduce_timings(sizes=(3 * 2**11, 3 * 2**13, 3 * 2**15), repeats=7, t
     for n in nbytes:
         if n % 4:
             raise ValueError(f"sizes must be whole multiples of 4 bytes (float32 elements); got {n}")
-    r = int(check_whole("repeats", check_scalar("repeats", repeats)))
-    target = float(check_positive("target_seconds", check_scalar("target_seconds", target_seconds)))
+    r = single_whole("repeats", repeats)
+    target = single(check_positive, "target_seconds", target_seconds)
     seconds = []
     with _echo_partner(max(nbytes)) as (receive, send):
         for n in nbytes:

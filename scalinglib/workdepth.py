@@ -40,9 +40,10 @@ from ._validate import (
     check_flag,
     check_nonnegative,
     check_positive,
-    check_scalar,
     check_whole,
     scalar_or_array,
+    single,
+    single_whole,
 )
 
 __all__ = [
@@ -370,7 +371,7 @@ def greedy_schedule(dag, p, *, priority="critical-path", pinned=False) -> Schedu
     3.0
     """
     _check_dag(dag)
-    procs = int(check_whole("p", check_scalar("p", p)))
+    procs = single_whole("p", p)
     if priority not in PRIORITIES:
         raise ValueError(f"priority must be one of {', '.join(map(repr, PRIORITIES))}; got {priority!r}")
     order = list(nx.topological_sort(dag))
@@ -507,13 +508,8 @@ def evaluate(dag, values) -> list[float]:
 # builders
 
 
-def _count(name, value, minimum):
-    return int(check_whole(name, check_scalar(name, value), minimum=minimum))
-
-
 def _cost_value(name, value, allow_zero=False):
-    value = check_scalar(name, value)
-    return float(check_nonnegative(name, value) if allow_zero else check_positive(name, value))
+    return single(check_nonnegative if allow_zero else check_positive, name, value)
 
 
 def _op(dag, node, op, sources, cost, level, x):
@@ -540,7 +536,7 @@ def sequential_sum_dag(n, cost=1.0):
     >>> work(dag), depth(dag), evaluate(dag, range(8))
     (7.0, 7.0, [28.0])
     """
-    n = _count("n", n, 2)
+    n = single_whole("n", n, 2)
     cost = _cost_value("cost", cost)
     dag = nx.DiGraph(name=f"sequential sum of {n}", inputs=n)
     previous = Input(0)
@@ -569,7 +565,7 @@ def reduction_tree_dag(n, cost=1.0):
     >>> work(dag), depth(dag), evaluate(dag, np.ones(1000))
     (999.0, 10.0, [1000.0])
     """
-    n = _count("n", n, 2)
+    n = single_whole("n", n, 2)
     cost = _cost_value("cost", cost)
     dag = nx.DiGraph(name=f"tree reduction of {n}", inputs=n)
     items = [(Input(i), float(i)) for i in range(n)]   # (reference, horizontal position for drawing)
@@ -615,7 +611,7 @@ def hillis_steele_scan_dag(n, cost=1.0):
     >>> work(dag), depth(dag)
     (17.0, 3.0)
     """
-    n = _count("n", n, 2)
+    n = single_whole("n", n, 2)
     cost = _cost_value("cost", cost)
     dag = nx.DiGraph(name=f"Hillis-Steele scan of {n}", inputs=n)
     current: list = [Input(i) for i in range(n)]
@@ -673,7 +669,7 @@ def blelloch_scan_dag(n, cost=1.0, inclusive=False):
     >>> work(dag), depth(dag), evaluate(dag, [1, 2, 3, 4])
     (10.0, 5.0, [1.0, 3.0, 6.0, 10.0])
     """
-    n = _count("n", n, 2)
+    n = single_whole("n", n, 2)
     if n & (n - 1):
         raise ValueError(f"n must be a power of two for the Blelloch scan; got {n}")
     cost = _cost_value("cost", cost)
@@ -720,7 +716,7 @@ def matmul_work(n):
     >>> matmul_work(64)
     520192
     """
-    n = _count("n", n, 1)
+    n = single_whole("n", n, 1)
     return 2 * n**3 - n**2
 
 
@@ -734,7 +730,7 @@ def matmul_depth(n):
     >>> matmul_depth(64)
     7
     """
-    n = _count("n", n, 1)
+    n = single_whole("n", n, 1)
     return 1 + (n - 1).bit_length()
 
 
@@ -758,7 +754,7 @@ def matmul_dag(n, cost=1.0):
     >>> work(dag) == matmul_work(4), depth(dag) == matmul_depth(4)
     (True, True)
     """
-    n = _count("n", n, 1)
+    n = single_whole("n", n, 1)
     cost = _cost_value("cost", cost)
     dag = nx.DiGraph(name=f"{n} x {n} matrix product", inputs=2 * n * n)
     outputs = []
@@ -815,8 +811,8 @@ def layer_stack_dag(layers, width, piece_cost=1.0, combine_cost=1.0):
     >>> work(dag), depth(dag), parallelism(dag)
     (216.0, 48.0, 4.5)
     """
-    layers = _count("layers", layers, 1)
-    width = _count("width", width, 1)
+    layers = single_whole("layers", layers, 1)
+    width = single_whole("width", width, 1)
     piece_cost = _cost_value("piece_cost", piece_cost)
     combine_cost = _cost_value("combine_cost", combine_cost, allow_zero=True)
     dag = nx.DiGraph(name=f"{layers} layers of width {width}")
@@ -879,8 +875,8 @@ def pipeline_dag(stages, microbatches, forward=1.0, backward=2.0):
     >>> work(dag), depth(dag)
     (96.0, 33.0)
     """
-    p = _count("stages", stages, 1)
-    m = _count("microbatches", microbatches, 1)
+    p = single_whole("stages", stages, 1)
+    m = single_whole("microbatches", microbatches, 1)
     forward = _cost_value("forward", forward)
     backward = _cost_value("backward", backward, allow_zero=True)
     dag = nx.DiGraph(name=f"pipeline, {p} stages, {m} micro-batches")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import check_fraction, check_scalar, check_whole
+from .._validate import check_fraction, check_scalar, single, single_whole
 from ..laws import amdahl_ceiling, amdahl_efficiency, amdahl_speedup
 from ..plots import COLORS, IDEAL, log2_axis, style_axes
 from ..scaling import spill_time
@@ -38,7 +38,7 @@ def worker_counts(k_max):
     ...
     ValueError: k_max must be a power of two (1, 2, 4, ...); got 100
     """
-    k = int(check_whole("k_max", check_scalar("k_max", k_max)))
+    k = single_whole("k_max", k_max)
     if k & (k - 1):
         raise ValueError(f"k_max must be a power of two (1, 2, 4, ...); got {k_max!r}")
     return 2 ** np.arange(k.bit_length())
@@ -49,7 +49,7 @@ def speedup_and_efficiency(fig, f, k_max):
     ideal line and the 1/f ceiling, and E(K). Returns the two axes.
 
     ``f`` is one number in [0, 1]; ``k_max`` a power of two >= 1 (see :func:`worker_counts`)."""
-    f = float(check_fraction("f", check_scalar("f", f)))
+    f = single(check_fraction, "f", f)
     ks = worker_counts(k_max)
     k_max = int(ks[-1])
     ax_s, ax_e = fig.subplots(1, 2)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import check_positive, check_scalar, check_whole
+from .._validate import check_positive, check_whole, single, single_whole
 from ..hardware import CATALOG, LINKS, get_accelerator
 from ..layout import A100_ACHIEVED_FLOPS, tensor_parallel_comm_fraction
 from ..memory import BYTES_PER_PARAM, devices_to_hold
@@ -122,10 +122,9 @@ def tp_link(tp, gpus_per_node=8, nvlink=300e9, network=None):
     array([300.,  25.])
     """
     t = check_whole("tp", tp)
-    per_node = check_whole("gpus_per_node", check_scalar("gpus_per_node", gpus_per_node))
-    fast = check_positive("nvlink", check_scalar("nvlink", nvlink))
-    slow = LINKS["InfiniBand HDR"].bandwidth if network is None else check_positive(
-        "network", check_scalar("network", network))
+    per_node = single_whole("gpus_per_node", gpus_per_node)
+    fast = single(check_positive, "nvlink", nvlink)
+    slow = LINKS["InfiniBand HDR"].bandwidth if network is None else single(check_positive, "network", network)
     return np.where(t <= per_node, fast, slow)
 
 
@@ -137,10 +136,10 @@ def tensor_parallel_placement(fig, hidden=12288, achieved_flops=A100_ACHIEVED_FL
 
     ``tp_max`` must be a power of two >= 2; ``hidden`` and ``achieved_flops`` numbers > 0; ``gpus_per_node``
     a whole number >= 1 (ValueError otherwise, TypeError for an array)."""
-    h = float(check_positive("hidden", check_scalar("hidden", hidden)))
-    x = float(check_positive("achieved_flops", check_scalar("achieved_flops", achieved_flops)))
-    gpus_per_node = int(check_whole("gpus_per_node", check_scalar("gpus_per_node", gpus_per_node)))
-    top = int(check_whole("tp_max", check_scalar("tp_max", tp_max), minimum=2))
+    h = single(check_positive, "hidden", hidden)
+    x = single(check_positive, "achieved_flops", achieved_flops)
+    gpus_per_node = single_whole("gpus_per_node", gpus_per_node)
+    top = single_whole("tp_max", tp_max, 2)
     if top & (top - 1):
         raise ValueError(f"tp_max must be a power of two >= 2 (the axis doubles t); got {top}")
     t = 2 ** np.arange(top.bit_length())
