@@ -158,6 +158,21 @@ def _series(name_x: str, x, name_t: str, t) -> tuple[np.ndarray, np.ndarray]:
     return xs, ts
 
 
+def _timings(amount, seconds) -> tuple[np.ndarray, np.ndarray]:
+    """Amounts and seconds per call, paired (one amount may serve every timing), refused if empty,
+    of unequal length, with a negative amount or a time <= 0."""
+    t = as_float_array("seconds", seconds).ravel()
+    x = as_float_array("amount", amount)
+    x = np.full(t.shape, float(x)) if x.ndim == 0 else x.ravel()
+    if x.shape != t.shape or x.size == 0:
+        raise ValueError(f"amount and seconds must be non-empty and of the same length; got {x.size} and {t.size}")
+    if np.any(x < 0):
+        raise ValueError(f"amount must be >= 0; got {x[x < 0][0]:g}")
+    if np.any(t <= 0):
+        raise ValueError(f"seconds must be > 0; got {t[t <= 0][0]:g}")
+    return x, t
+
+
 def _fit_line(x: np.ndarray, t: np.ndarray) -> tuple[float, float]:
     """Intercept >= 0 and slope of t = a + b x, minimising the squared relative residuals."""
     design = np.column_stack([1.0 / t, x / t])          # (a + b x) / t should be 1
@@ -290,14 +305,7 @@ def best_rate(amount, seconds) -> float:
     >>> best_rate([2e9, 16e9], [0.1, 0.4])
     40000000000.0
     """
-    x = as_float_array("amount", amount).ravel()
-    t = as_float_array("seconds", seconds).ravel()
-    if x.shape != t.shape or x.size == 0:
-        raise ValueError(f"amount and seconds must be non-empty and of the same length; got {x.size} and {t.size}")
-    if np.any(x < 0):
-        raise ValueError(f"amount must be >= 0; got {x[x < 0][0]:g}")
-    if np.any(t <= 0):
-        raise ValueError(f"seconds must be > 0; got {t[t <= 0][0]:g}")
+    x, t = _timings(amount, seconds)
     return float(np.max(x / t))
 
 
@@ -332,17 +340,7 @@ def rate_spread(amount, seconds) -> RateSpread:
     >>> r.best / 1e9, r.median / 1e9, r.worst / 1e9, r.spread
     (25.0, 20.0, 10.0, 0.6)
     """
-    t = as_float_array("seconds", seconds).ravel()
-    x = as_float_array("amount", amount)
-    if x.ndim == 0:
-        x = np.full(t.shape, float(x))
-    x = x.ravel()
-    if x.shape != t.shape or t.size == 0:
-        raise ValueError(f"amount and seconds must be non-empty and of the same length; got {x.size} and {t.size}")
-    if np.any(x < 0):
-        raise ValueError(f"amount must be >= 0; got {x[x < 0][0]:g}")
-    if np.any(t <= 0):
-        raise ValueError(f"seconds must be > 0; got {t[t <= 0][0]:g}")
+    x, t = _timings(amount, seconds)
     rates = x / t
     return RateSpread(float(np.max(rates)), float(np.median(rates)), float(np.min(rates)), int(rates.size))
 
