@@ -79,14 +79,16 @@ def _timed(func, *args) -> float:
 
 
 def default_worker_counts(cores: int | None = None) -> list[int]:
-    """Worker counts worth measuring: 1 up to the cores (at most 8), then one past the cores and twice the cores.
+    """Worker counts worth measuring: 1 up to the cores (at most 8), the core count itself, then one past
+    the cores and twice the cores.
 
     The counts past the core count show what oversubscription does: more
     processes than cores buy nothing. On a machine with more than 8 cores the
-    counts up to the cores stop at 8 (to keep the run short), but the two
-    oversubscribed counts still use the real core count. There are always at
-    least three distinct counts, so that the two-coefficient fits of Section
-    3.5 have two counts of 2 or more to work with: one core gives ``[1, 2, 3]``.
+    counts below the cores stop at 8 (to keep the run short), but the core count
+    itself and the two oversubscribed counts still use the real core count, so
+    every machine is measured at K = c. There are always at least three distinct
+    counts, so that the two-coefficient fits of Section 3.5 have two counts of 2
+    or more to work with: one core gives ``[1, 2, 3]``.
 
     Parameters
     ----------
@@ -96,7 +98,7 @@ def default_worker_counts(cores: int | None = None) -> list[int]:
     Returns
     -------
     list of int
-        ``[1, 2, ..., min(c, 8)]`` followed by ``c + 1`` and ``2 c``, sorted, each once.
+        ``[1, 2, ..., min(c, 8)]`` followed by ``c``, ``c + 1`` and ``2 c``, sorted, each once.
 
     Raises
     ------
@@ -110,10 +112,10 @@ def default_worker_counts(cores: int | None = None) -> list[int]:
     >>> default_worker_counts(2)
     [1, 2, 3, 4]
     >>> default_worker_counts(16)
-    [1, 2, 3, 4, 5, 6, 7, 8, 17, 32]
+    [1, 2, 3, 4, 5, 6, 7, 8, 16, 17, 32]
     """
     c = usable_cores() if cores is None else single_whole("cores", cores)
-    counts = set(range(1, min(c, 8) + 1)) | {c + 1, 2 * c}
+    counts = set(range(1, min(c, 8) + 1)) | {c, c + 1, 2 * c}
     if len(counts) < 3:            # one core: 1, and c + 1 = 2 c = 2; add a third count
         counts.add(c + 2)
     return sorted(counts)

@@ -257,11 +257,16 @@ def _sliders(items):
     return sliders
 
 
-def _linked_stacks(items, sliders, make_leaf, links, fixed=None, level=0):
-    """Nest one Stack per slider, each tied to its slider in the browser; the links are appended to ``links``."""
+def _linked_stacks(items, sliders, make_leaf, links, fixed=None, level=0, layout=None):
+    """Nest one Stack per slider, each tied to its slider in the browser; the links are appended to ``links``.
+
+    Every Stack shares one ``Layout`` (made here when none is given), as the frames do: a Stack left to
+    make its own carries a default layout model of about a kilobyte, and a grid of sliders has dozens.
+    """
     import ipywidgets as widgets
 
     fixed = fixed or {}
+    layout = widgets.Layout() if layout is None else layout
     name, spec = items[level]
     children = []
     for value in spec.values:
@@ -269,8 +274,8 @@ def _linked_stacks(items, sliders, make_leaf, links, fixed=None, level=0):
         if level == len(items) - 1:
             children.append(make_leaf(values))
         else:
-            children.append(_linked_stacks(items, sliders, make_leaf, links, values, level + 1))
-    stack = widgets.Stack(children=children, selected_index=spec.default_index)
+            children.append(_linked_stacks(items, sliders, make_leaf, links, values, level + 1, layout))
+    stack = widgets.Stack(children=children, selected_index=spec.default_index, layout=layout)
     links.append(widgets.jslink((sliders[level], "index"), (stack, "selected_index")))
     return stack
 

@@ -103,6 +103,7 @@ def test_3_5_exercise_solutions():
     assert x[5] > x[4] and x[7] < x[5]                   # rises from 16 to 32, falls from 32 to 64
     assert 38 < sl.usl_peak_workers(*ex5.load_fit()) < 42
     assert ex5._go_to_64() == "no"
+    assert round(ex5._far_throughput(), -2) == 8900 and ex5._far_throughput() < x[5]   # "about 8,900", below 32's
 
 
 # the answer checks accept what the section prints (or the exercise asks for) and refuse a near miss
@@ -114,7 +115,8 @@ PRINTED_PRECISION = [
     ("ex-3-5-2b", [201, 111], [250, 125]),                        # the solution's words; not the ceilings 1/f
     ("ex-3-5-2b", [201, 111], [200, 110]),
     ("ex-3-5-2c", 3.9e-6, 4e-6),                                  # two significant figures; not one
-    ("ex-3-5-4c", 10872, 10830),                                  # the fit at K = 40; not the best measurement
+    ("ex-3-5-4c", 8920, 10278),                                   # the fit at K = 96; not the last measurement
+    ("ex-3-5-4c", 8920, 10872),                                   # ... nor the fit at its peak
 ]
 
 
@@ -124,15 +126,43 @@ def test_3_5_checks_accept_the_printed_precision(key, printed, near_miss):
     assert check(key, near_miss).status == "incorrect", check(key, near_miss).text()
 
 
-def test_3_5_4c_accepts_other_reasonable_fits_but_not_the_fit_far_from_the_peak():
+def _box(center, rel):
+    """The corners and the centre of the box of pairs within ``rel`` of ``center``, element by element."""
+    a, b = center
+    return [(a * (1 + i), b * (1 + j)) for i in (-rel, 0, rel) for j in (-rel, 0, rel)]
+
+
+def test_3_5_4c_accepts_every_fit_that_4a_accepts():
+    x0 = ex5.LOAD_THROUGHPUT[0]
+    fitted = ex5.load_fit()
+    rel_a = 0.999 * 3e-2                                          # just inside (a)'s tolerance
+    for pair in _box(fitted, rel_a) + [(0.04, 0.00059), (0.04, 0.0006), (0.0404, 0.000591)]:
+        assert check("ex-3-5-4a", list(pair)).correct, pair
+        assert check("ex-3-5-4c", x0 * sl.usl_speedup(ex5.FAR_WORKERS, *pair)).correct, pair
+    # 96 workers is past every measurement, so no measured throughput can be copied
+    assert ex5.FAR_WORKERS > max(ex5.LOAD_WORKERS)
+
+
+def test_3_5_4c_refuses_the_plausible_wrong_answers():
     k = np.array(ex5.LOAD_WORKERS, dtype=float)
     x = np.array(ex5.LOAD_THROUGHPUT, dtype=float)
     alpha, beta = ex5.load_fit()
-    # the fit evaluated a few workers either side of the peak (K = 40) still passes; 31 or 50 does not
-    for whole_k in (38, 39, 40, 41, 42):
-        assert check("ex-3-5-4c", x[0] * sl.usl_speedup(whole_k, alpha, beta)).correct
-    for whole_k in (31, 35, 45, 50):
-        assert not check("ex-3-5-4c", x[0] * sl.usl_speedup(whole_k, alpha, beta)).correct
+    f = sl.fit_amdahl(k, x / x[0])
+    slope = (x[-1] - x[-2]) / (k[-1] - k[-2])                     # a straight line through the last two points
+    wrong = [
+        *x,                                                       # any measurement
+        x[0] * sl.usl_speedup(round(sl.usl_peak_workers(alpha, beta)), alpha, beta),   # the fit at its peak
+        x[0] * sl.amdahl_speedup(f, ex5.FAR_WORKERS),             # Amdahl's fit, which never turns down
+        x[-1] + slope * (ex5.FAR_WORKERS - k[-1]),                # the last two measurements extrapolated
+        sl.usl_speedup(ex5.FAR_WORKERS, alpha, beta),             # a speedup, not a throughput
+    ]
+    for answer in wrong:
+        assert check("ex-3-5-4c", answer).status == "incorrect", answer
+
+
+def test_3_5_4c_other_least_squares_fits_pass():
+    k = np.array(ex5.LOAD_WORKERS, dtype=float)
+    x = np.array(ex5.LOAD_THROUGHPUT, dtype=float)
     # an unconstrained least-squares fit and a least-squares fit of the curve itself (Gauss-Newton on S) agree
     s_meas = x / x[0]
     design = np.column_stack([k - 1, k * (k - 1)])
@@ -145,8 +175,17 @@ def test_3_5_4c_accepts_other_reasonable_fits_but_not_the_fit_far_from_the_peak(
         step, *_ = np.linalg.lstsq(jac, s_meas - model, rcond=None)
         params = params + step
     for a_fit, b_fit in ((a_ls, b_ls), tuple(params)):
-        peak_k = round(sl.usl_peak_workers(a_fit, b_fit))
-        assert check("ex-3-5-4c", x[0] * sl.usl_speedup(peak_k, a_fit, b_fit)).correct
+        assert check("ex-3-5-4a", [a_fit, b_fit]).correct
+        assert check("ex-3-5-4c", x[0] * sl.usl_speedup(ex5.FAR_WORKERS, a_fit, b_fit)).correct
+
+
+def test_3_5_2c_takes_the_shortcut_s_over_k_and_says_why():
+    # s/K is off by about s: 0.4% for s = 0.004 (accepted in 3.5.2(c)), 2% for s = 0.02 (refused in 3.5.1(c))
+    exact, shortcut = sl.scaled_serial_fraction(0.004, 1024), 0.004 / 1024
+    assert round(1 - shortcut / exact, 4) == 0.004
+    assert check("ex-3-5-2c", shortcut).correct
+    assert round(1 - (0.02 / 128) / sl.scaled_serial_fraction(0.02, 128), 3) == 0.02
+    assert not check("ex-3-5-1c", 0.02 / 128).correct
 
 
 # --- Section 3.6 -------------------------------------------------------------------------------------

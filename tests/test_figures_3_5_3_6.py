@@ -82,6 +82,9 @@ def test_measurement_frame(fig):
     np.testing.assert_allclose(lines["weak: K T(1)/T(K)"][1], [1.0, 2 / 1.02, 2.0, 2.0])
     np.testing.assert_allclose(_lines(ax_k)["strong scaling"][1], sl.karp_flatt([1 / 0.52, 2.0, 2.0], [2, 3, 4]))
     np.testing.assert_allclose(lines["best possible on 2 cores: min(K, 2)"][1], [1, 2, 2, 2])
+    x_cores, _ = _lines(ax_k)["c = 2 cores"]                   # the dotted line at K = c is in the legend
+    np.testing.assert_array_equal(x_cores, [2, 2])
+    assert "c = 2 cores" in [t.get_text() for t in ax_k.get_legend().get_texts()]
 
 
 @pytest.mark.parametrize("example", list(s3_6.EXAMPLES))

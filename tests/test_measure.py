@@ -30,8 +30,9 @@ def test_split_shares_the_work_evenly():
     (2, [1, 2, 3, 4]),
     (4, [1, 2, 3, 4, 5, 8]),
     (8, [1, 2, 3, 4, 5, 6, 7, 8, 9, 16]),
-    (16, [1, 2, 3, 4, 5, 6, 7, 8, 17, 32]),          # up to 8, then one past the cores and twice the cores
-    (64, [1, 2, 3, 4, 5, 6, 7, 8, 65, 128]),
+    (9, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 18]),
+    (16, [1, 2, 3, 4, 5, 6, 7, 8, 16, 17, 32]),      # up to 8, the cores, one past them and twice them
+    (64, [1, 2, 3, 4, 5, 6, 7, 8, 64, 65, 128]),
 ])
 def test_default_worker_counts(monkeypatch, cores, expected):
     monkeypatch.setattr(measure, "usable_cores", lambda: cores)
@@ -39,6 +40,7 @@ def test_default_worker_counts(monkeypatch, cores, expected):
     assert counts == expected == measure.default_worker_counts(cores)
     assert counts[-2:] == ([cores + 1, 2 * cores] if cores > 1 else [2, 3])
     assert sum(k > cores for k in counts) == 2                   # two oversubscribed counts on every machine
+    assert cores in counts                                       # the prose reads the run "at K = c"
     assert len({k for k in counts if k >= 2}) >= 2               # enough for fit_usl's two coefficients
 
 

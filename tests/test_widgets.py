@@ -113,6 +113,28 @@ def test_slider_html_frames():
                                                  '<div class="scalinglib-html-frame"><b>9</b></div>']
 
 
+def _stacks(widget):
+    found = [widget] if isinstance(widget, widgets.Stack) else []
+    for child in getattr(widget, "children", ()):
+        found.extend(_stacks(child))
+    return found
+
+
+@pytest.mark.parametrize("make", [
+    lambda params: sl.slider_figure(draw_line, params, alt="line from {a} to {b}"),
+    lambda params: sl.slider_html(lambda a, b: f"<i>{a}{b}</i>", params),
+])
+def test_nested_stacks_and_frames_share_one_layout_each(make):
+    # each widget model is page weight: the nested stacks share one Layout, and so do the frames
+    params = {"a": sl.choice("a", [0, 1, 2]), "b": sl.choice("b", [5, 6])}
+    stack = make(params).children[1]
+    stacks = _stacks(stack)
+    assert len(stacks) == 1 + 3
+    assert len({id(s.layout) for s in stacks}) == 1
+    frames = [leaf for s in stacks for leaf in s.children if isinstance(leaf, widgets.HTML)]
+    assert len(frames) == 6 and len({id(f.layout) for f in frames}) == 1
+
+
 def test_figure_png_palette_shrinks_and_stays_png():
     fig, ax = sl.new_figure()
     ax.plot(np.arange(10), np.arange(10) ** 2)

@@ -60,9 +60,13 @@ def load_fit():
     return fit_usl(k, x / x[0])
 
 
-def _peak_throughput():
+#: The worker count of 3.5.4(c): beyond every measured count, so only the fit can answer.
+FAR_WORKERS = 96
+
+
+def _far_throughput():
     alpha, beta = load_fit()
-    return LOAD_THROUGHPUT[0] * usl_speedup(round(usl_peak_workers(alpha, beta)), alpha, beta)
+    return LOAD_THROUGHPUT[0] * usl_speedup(FAR_WORKERS, alpha, beta)
 
 
 def _go_to_64():
@@ -112,7 +116,9 @@ register(
     Part(
         "ex-3-5-2c",
         lambda: scaled_serial_fraction(SANDIA_SERIAL_RANGE[0], SANDIA_PROCESSORS),
-        rel_tol=1e-2,                      # two significant figures: 3.9e-6
+        # two significant figures: 3.9e-6. The shortcut s/K = 3.906e-6 passes too: it is off by about s,
+        # 0.4% here (the solution says so), where Exercise 3.5.1(c) has s = 0.02 and refuses it
+        rel_tol=1e-2,
         hint="The grown job on one processor: s of serial time and (1 - s) K of parallel time.",
     ),
     Part(
@@ -160,10 +166,12 @@ register(
     ),
     Part(
         "ex-3-5-4c",
-        _peak_throughput,
-        rel_tol=2e-3,                      # the fit at K = 37 to 43; not the best measurement, 10,830
+        _far_throughput,
+        # every pair of coefficients that (a) accepts (each within 3%) lands within 2.8% at K = 96; the
+        # plausible wrong answers are 5% to 31% away (the last measurements, the fit at the peak, Amdahl's fit)
+        rel_tol=3e-2,
         unit=" requests/s",
-        hint="The one-worker throughput times the USL speedup at the whole K nearest the peak.",
+        hint="The one-worker throughput times the USL speedup at K = 96, with the unrounded alpha and beta of (a).",
     ),
     Part(
         "ex-3-5-4d",

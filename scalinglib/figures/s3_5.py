@@ -123,7 +123,8 @@ def measurement(fig, workers, strong_seconds, weak_seconds, cores, amdahl_f=None
 
     Left: measured strong-scaling speedup T(1)/T(K) and weak-scaling speedup K T(1)/T(K) (which is
     Gustafson's scaled speedup when the weak job is K independent copies of the one-worker job), with the best any program can do on ``cores`` cores, min(K, cores), and the Amdahl and USL fits
-    when given. Right: the Karp-Flatt serial fraction of the strong-scaling runs. Returns the two axes."""
+    when given. Right: the Karp-Flatt serial fraction of the strong-scaling runs, with a dotted line at
+    K = c, the core count. Returns the two axes."""
     ks = np.asarray(workers, dtype=float)
     strong = strong_seconds[0] / np.asarray(strong_seconds)
     scaled = ks * weak_seconds[0] / np.asarray(weak_seconds)
@@ -148,7 +149,7 @@ def measurement(fig, workers, strong_seconds, weak_seconds, cores, amdahl_f=None
     use = ks >= 2
     ax_k.plot(ks[use], karp_flatt(strong[use], ks[use]), marker="o", color=COLORS["blue"],
               label="strong scaling")
-    ax_k.axvline(cores, color=COLORS["grey"], linestyle=":", linewidth=1.2)
+    ax_k.axvline(cores, color=COLORS["grey"], linestyle=":", linewidth=1.2, label=f"c = {cores} cores")
     ax_k.axhline(0, color=COLORS["grey"], linewidth=0.8)
     for ax in (ax_s, ax_k):
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
