@@ -599,12 +599,13 @@ def training_cost(n_params, tokens, n_devices, price_per_device_hour, *, device=
                   utilization=1.0, precision="bf16"):
     r"""Days and dollars to train a model: the chapter's capstone calculator.
 
-    .. math:: t_\text{compute} = \frac{6 N D_\text{tok}}{n \cdot \text{MFU} \cdot P}, \quad
-              t_\text{calendar} = \frac{t_\text{compute}}{u}, \quad
+    .. math:: t_\text{compute} = \frac{6 N D_\text{tok}}{K \cdot \text{MFU} \cdot P}, \quad
+              t_\text{calendar} = \frac{t_\text{compute}}{U}, \quad
               \$ = K \, t_\text{calendar} \, \kappa
 
-    with P the device's dense peak at ``precision`` from the hardware catalog
-    and U the utilization, the share of paid device-hours the run is
+    with K the number of devices, P the device's dense peak at ``precision``
+    from the hardware catalog, :math:`\kappa` the price of a device-hour and
+    U the utilization, the share of paid device-hours the run is
     actually training (the rest goes to failures, restarts, reloading
     checkpoints and idle gaps). The price is an input, not a fact: rental
     prices vary by provider, contract and year.

@@ -224,6 +224,34 @@ def test_capstone_example():
     assert sl.get_accelerator(H100).peak("bf16") / 1e12 == 989.5
 
 
+def test_out_of_reach_corner_of_the_capstone_grid():
+    # "405B on 200 tokens per parameter ... on A100s that is years of training in every column":
+    # from 5.4 years (8,192 devices, 50% MFU, 90% utilization) to about 260 (512, 30%, 50%)
+    years = [sl.training_cost(405e9, 200 * 405e9, k, 3.0, device="A100 SXM 80GB", mfu=m, utilization=u).days / 365
+             for k in (512, 2048, 8192) for m in (0.3, 0.4, 0.5) for u in (0.5, 0.9)]
+    assert round(min(years), 1) == 5.4 and round(max(years), -1) == 260
+    assert 200 * 405e9 == 81e12
+
+
+def test_capstone_grid_has_runs_shorter_than_a_day():
+    # the frames that once printed "0.0 calendar days": 7B on 8,192 H100s is about an hour
+    run = sl.training_cost(7e9, 20 * 7e9, 8192, 3.0, device=H100, mfu=0.4, utilization=0.5)
+    assert round(24 * run.days, 1) == 1.0
+
+
+def test_rho_is_communication_plus_the_pipeline_bubble():
+    # "Into Chapter 4": past the cap the bubble is the larger part of rho in Section 3.3's layouts
+    big_13b = sl.parallel_layout(4096, 13e9, 2e6, 2e6)
+    big_175b = sl.parallel_layout(1024, 175e9, 2e6, 2e6)
+    assert (round(big_13b.bubble_fraction, 3), round(big_13b.tp_fraction, 3)) == (0.75, 0.15)
+    assert (round(big_175b.bubble_fraction, 3), round(big_175b.tp_fraction, 3)) == (0.219, 0.063)
+    for lay in (big_13b, big_175b):
+        assert lay.bubble_fraction > lay.tp_fraction
+        assert lay.efficiency == pytest.approx(1 / (1 + lay.tp_fraction + lay.bubble_fraction))
+    # the same layouts the critical-batch bill of 3.9.8 uses
+    assert sl.critical_batch_cost([4096], 13e9, 2e6)["efficiency"][0] == pytest.approx(big_13b.efficiency)
+
+
 @pytest.mark.parametrize(("before", "after", "saving"), [(0.25, 0.10, 12), (0.5, 0.25, 17)])
 def test_savings_from_lower_communication(before, after, saving):
     assert round(100 * (1 - (1 + after) / (1 + before))) == saving

@@ -1,5 +1,7 @@
 """The drawing functions of Section 3.9 plot exactly what the models compute, for every slider position."""
 
+from html.parser import HTMLParser
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
@@ -133,47 +135,125 @@ def test_training_bill(fig, n_params, n_devices, utilization):
     assert sum(widths) == pytest.approx(run.dollars)
     assert widths[0] == pytest.approx(run.dollars * 0.4 * utilization)    # the useful share
     assert widths[2] == pytest.approx(run.dollars * (1 - utilization))    # the idle share
-    text = _texts(fig)
-    assert "days" in text and "per million tokens" in text
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    number, unit = s3_9._duration(run.days)                                   # hours below a day, not "0.0"
+    assert number in texts and f"calendar {unit}" in texts and "per million tokens" in texts
     assert r"\$3 per device-hour" in bar.get_xlabel()
 
 
-def test_money_labels_escape_the_dollar_sign():
+def test_money_labels_escape_the_dollar_sign_and_keep_three_figures():
     assert s3_9._money(1234.0) == r"\$1.23k"
-    assert s3_9._money(2.5e6) == r"\$2.5M"
+    assert s3_9._money(2.5e6) == r"\$2.50M"                      # trailing zero kept: a row reads evenly
+    assert [s3_9._money(x) for x in (2.34e9, 3.5e9, 4.67e9)] == [r"\$2.34B", r"\$3.50B", r"\$4.67B"]
+    assert s3_9._money(917e3) == r"\$917k" and s3_9._money(1e6) == r"\$1.00M"
+    assert s3_9._money(999.6e3) == r"\$1.00M"                    # rounds up into the next unit cleanly
     assert s3_9._money(12.0) == r"\$12"
+    assert s3_9._money(2.5e6, trailing_zeros=False) == r"\$2.5M"   # axis ticks
+
+
+@pytest.mark.parametrize(("days", "text"), [
+    (9.33, ("9.3", "days")), (71305.2, ("71,305", "days")), (999.96, ("1,000", "days")),
+    (0.99, ("23.8", "hours")), (1 / 24, ("1.0", "hours")), (0.0185, ("27", "minutes")),
+])
+def test_durations_below_a_day_are_hours(days, text):
+    assert s3_9._duration(days) == text
 
 
 # --- the capstone table ----------------------------------------------------------------------------
 
 
+class _Cells(HTMLParser):
+    """Every table of an HTML fragment as rows of (tag, style, text) cells."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables, self._cell = [], None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self.tables.append({"style": dict(attrs).get("style", ""), "rows": []})
+        elif tag == "tr":
+            self.tables[-1]["rows"].append([])
+        elif tag in ("td", "th"):
+            self._cell = [tag, dict(attrs).get("style", ""), ""]
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell[2] += data
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None:
+            self.tables[-1]["rows"][-1].append(tuple(self._cell))
+            self._cell = None
+
+
+def _tables(frame):
+    parser = _Cells()
+    parser.feed(frame)
+    return parser.tables
+
+
+def _texts_of(row):
+    return [text for _tag, _style, text in row]
+
+
 @pytest.mark.parametrize(("n_params", "per_param", "device", "utilization", "mfu"), [
     (70e9, 20, "H100 SXM 80GB", 0.9, 0.4),        # the worked example of the text
     (7e9, 200, "A100 SXM 80GB", 0.5, 0.3),
+    (7e9, 20, "H100 SXM 80GB", 0.5, 0.4),         # about an hour on 8,192 devices: hours, not "0.0 days"
     (405e9, 20, "A100 SXM 80GB", 0.9, 0.5),
     (405e9, 200, "H100 SXM 80GB", 0.5, 0.4),
+    (405e9, 200, "A100 SXM 80GB", 0.5, 0.3),      # deliberately out of reach: 95,000 days
 ])
 def test_capstone_table_frames_are_training_cost(n_params, per_param, device, utilization, mfu):
     frame = s3_9.capstone_table(n_params, per_param, device, mfu, utilization)
     tokens = per_param * n_params
-    for k in s3_9.CAPSTONE_DEVICES:
+    by_count, by_price = _tables(frame)
+    assert _texts_of(by_count["rows"][0]) == ["devices"] + [f"{k:,}" for k in s3_9.CAPSTONE_DEVICES]
+    times = _texts_of(by_count["rows"][1])
+    assert times[0] == "calendar time"
+    for k, shown in zip(s3_9.CAPSTONE_DEVICES, times[1:]):
         run = sl.training_cost(n_params, tokens, k, 3.0, device=device, mfu=mfu, utilization=utilization)
-        assert f"<td>{s3_9._days(run.days)}</td>" in frame
-        assert f"<th>{k:,}</th>" in frame
-    for price in s3_9.CAPSTONE_PRICES:
+        assert shown == " ".join(s3_9._duration(run.days))
+        number, unit = shown.split()
+        hours = float(number.replace(",", "")) * {"minutes": 1 / 60, "hours": 1, "days": 24}[unit]
+        assert hours == pytest.approx(24 * run.days, rel=0.05, abs=0.05)
+        assert float(number.replace(",", "")) > 0                 # never "0.0 days"
+    assert _texts_of(by_price["rows"][0]) == ["price per device-hour"] + [f"${p:g}" for p in s3_9.CAPSTONE_PRICES]
+    totals, per_m = by_price["rows"][1], by_price["rows"][2]
+    for i, price in enumerate(s3_9.CAPSTONE_PRICES, start=1):
         run = sl.training_cost(n_params, tokens, 2048, price, device=device, mfu=mfu, utilization=utilization)
-        assert f"<td>{s3_9._money(run.dollars).replace(chr(92), '')}</td>" in frame
-        assert f"<td>${run.dollars_per_million_tokens:,.2f}</td>" in frame
+        assert totals[i][2] == s3_9._money(run.dollars).replace("\\", "")
+        assert float(totals[i][2][1:-1]) * {"k": 1e3, "M": 1e6, "B": 1e9}[totals[i][2][-1]] == pytest.approx(
+            run.dollars, rel=5e-3)
+        assert per_m[i][2] == f"${run.dollars_per_million_tokens:,.2f}"
         assert f"<b>{run.device_hours:,.0f} device-hours</b>" in frame
-        assert f"<th>${price:g}</th>" in frame
+
+
+def test_capstone_table_is_styled_inline():
+    frame = s3_9.capstone_table(70e9, 20, "H100 SXM 80GB", 0.4, 0.9)
+    tables = _tables(frame)
+    assert len(tables) == 2 and tables[0]["style"] == tables[1]["style"]    # one width for both tables
+    assert "border-collapse:collapse" in tables[0]["style"] and "width:" in tables[0]["style"]
+    for table in tables:
+        head, *body = table["rows"]
+        assert all("border-bottom" in style and "padding" in style for _tag, style, _text in head)
+        assert "text-align:left" in head[0][1] and all("text-align:right" in c[1] for c in head[1:])
+        for row in body:
+            assert row[0][0] == "th" and "text-align:left" in row[0][1]                   # the row label
+            assert all(tag == "td" and "text-align:right" in style and "padding" in style
+                       for tag, style, _text in row[1:])                                # the numbers
+    # the first column has the same width in both tables, so the columns line up
+    assert tables[0]["rows"][0][0][1] == tables[1]["rows"][0][0][1]
 
 
 def test_capstone_table_default_frame_is_the_worked_example():
     frame = s3_9.capstone_table(70e9, 20, "H100 SXM 80GB", 0.4, 0.9)
     run = sl.training_cost(70e9, 1.4e12, 2048, 3.0, device="H100 SXM 80GB", mfu=0.4, utilization=0.9)
     assert (round(run.days, 1), round(run.dollars / 1e6, 2)) == (9.3, 1.38)
-    assert "<td>9.3</td>" in frame and "<td>$1.38M</td>" in frame
-    assert f"<td>${run.dollars_per_million_tokens:.2f}</td>" in frame
+    by_count, by_price = _tables(frame)
+    assert _texts_of(by_count["rows"][1])[2] == "9.3 days" and _texts_of(by_price["rows"][1])[2] == "$1.38M"
+    assert _texts_of(by_price["rows"][2])[2] == f"${run.dollars_per_million_tokens:.2f}"
     assert "\\" not in frame           # no matplotlib escapes in HTML
 
 
@@ -188,4 +268,4 @@ def test_capstone_slider_is_small():
     }
     frames = frame_values(params)
     assert len(frames) == 72
-    assert max(len(s3_9.capstone_table(**v)) for v in frames) < 700
+    assert max(len(s3_9.capstone_table(**v)) for v in frames) < 2500     # inline styles: about 2.2 kB a frame

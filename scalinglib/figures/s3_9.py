@@ -207,8 +207,9 @@ def training_bill(fig, n_params, n_devices, utilization, *, tokens_per_param=20.
     top.axis("off")
     top.text(0.0, 0.92, f"{_count(n_params)} parameters on {_count(tokens)} tokens, {n_devices:,} x {device}",
              fontsize=9.5, va="top", color="#333333")
+    duration, unit = _duration(run.days)
     numbers = (
-        (_days(run.days), "days"),
+        (duration, f"calendar {unit}"),
         (_money(run.dollars), "total"),
         (fr"\${run.dollars_per_million_tokens:,.2f}", "per million tokens"),
     )
@@ -231,44 +232,84 @@ def training_bill(fig, n_params, n_devices, utilization, *, tokens_per_param=20.
     bar.spines["left"].set_visible(False)
     bar.set_xlabel(f"where the dollars go (MFU {mfu:.0%}, utilization {utilization:.0%}, "
                    fr"\${price:g} per device-hour)", fontsize=8.5)
-    bar.xaxis.set_major_formatter(lambda x, _pos: _money(x))
+    bar.xaxis.set_major_formatter(lambda x, _pos: _money(x, trailing_zeros=False))
     bar.legend(loc="upper center", bbox_to_anchor=(0.5, -0.7), ncol=3, fontsize=7.5, frameon=False)
     return bar
 
 
+# Inline styles (not a style sheet), so that the tables look the same in JupyterLab and on the static site,
+# whatever either does to a bare <table>. Both tables share one width and first column, so their columns line up.
+_TABLE_STYLE = ("border-collapse:collapse;table-layout:fixed;width:38em;max-width:100%;margin:.6em 0;"
+                "line-height:1.4;font-variant-numeric:tabular-nums")
+_PAD = "padding:.2em .8em"
+_HEAD = f"{_PAD};border-bottom:1px solid currentColor;text-align:right"
+_CORNER = f"{_PAD};border-bottom:1px solid currentColor;text-align:left;width:14em"
+_ROW = f"{_PAD};text-align:left;font-weight:normal"
+_NUM = f"{_PAD};text-align:right"
+
+
+def _table(corner, heads, rows):
+    """One small table: a header row (``corner`` over the row labels, then ``heads``), then ``rows`` of
+    (label, cells), numbers right-aligned."""
+    head = f'<th scope="col" style="{_CORNER}">{corner}</th>' + "".join(
+        f'<th scope="col" style="{_HEAD}">{h}</th>' for h in heads)
+    body = "".join(
+        f'<tr><th scope="row" style="{_ROW}">{label}</th>' + "".join(f'<td style="{_NUM}">{c}</td>' for c in cells)
+        + "</tr>" for label, cells in rows)
+    return f'<table style="{_TABLE_STYLE}"><tr>{head}</tr>{body}</table>'
+
+
 def capstone_table(n_params, tokens_per_param, device, mfu, utilization, *, device_counts=CAPSTONE_DEVICES,
                    prices=CAPSTONE_PRICES):
-    """One frame of the capstone calculator, as small HTML tables: a training run's calendar days on each
+    """One frame of the capstone calculator, as small HTML tables: a training run's calendar time on each
     number of devices (a column per count), its device-hours, and its dollars and dollars per million
     tokens at each hourly price (a column per price). Every number comes from
     :func:`scalinglib.cost.training_cost`; at a fixed MFU the device-hours and dollars do not depend on
-    the number of devices, so they are shown once. Returns the HTML string."""
+    the number of devices, so they are shown once. The tables carry inline styles (padding, right-aligned
+    numbers, a rule under the header, one width for both). Returns the HTML string."""
     tokens = tokens_per_param * n_params
     by_count = [training_cost(n_params, tokens, k, prices[0], device=device, mfu=mfu, utilization=utilization)
                 for k in device_counts]
     by_price = [training_cost(n_params, tokens, device_counts[0], price, device=device, mfu=mfu,
                               utilization=utilization) for price in prices]
-    days = "".join(f"<td>{_days(r.days)}</td>" for r in by_count)
-    counts = "".join(f"<th>{k:,}</th>" for k in device_counts)
-    head = "".join(f"<th>${price:g}</th>" for price in prices)
-    total = "".join(f"<td>{_money(r.dollars).replace(chr(92), '')}</td>" for r in by_price)
-    per_m = "".join(f"<td>${r.dollars_per_million_tokens:,.2f}</td>" for r in by_price)
+    times = [" ".join(_duration(r.days)) for r in by_count]
+    totals = [_money(r.dollars).replace("\\", "") for r in by_price]
+    per_m = [f"${r.dollars_per_million_tokens:,.2f}" for r in by_price]
     return (
         f"<p>{_count(n_params)} parameters on {_count(tokens)} tokens, {html.escape(str(device))}: "
         f"<b>{by_price[0].device_hours:,.0f} device-hours</b> however many devices share them</p>"
-        f"<table><tr><th>devices</th>{counts}</tr><tr><td>calendar days</td>{days}</tr></table>"
-        f"<table><tr><th>price per device-hour</th>{head}</tr>"
-        f"<tr><td>total</td>{total}</tr><tr><td>per million tokens</td>{per_m}</tr></table>"
+        + _table("devices", [f"{k:,}" for k in device_counts], [("calendar time", times)])
+        + _table("price per device-hour", [f"${price:g}" for price in prices],
+                 [("total", totals), ("per million tokens", per_m)])
     )
 
 
-def _days(days: float) -> str:
-    return f"{days:,.1f}" if days < 1000 else f"{days:,.0f}"
+def _duration(days: float) -> tuple[str, str]:
+    """A run's calendar time as (number, unit): minutes below one hour, hours below one day, else days.
+
+    >>> _duration(9.33), _duration(1234.5), _duration(0.0417), _duration(0.0185)
+    (('9.3', 'days'), ('1,234', 'days'), ('1.0', 'hours'), ('27', 'minutes'))
+    """
+    hours = 24 * days
+    if round(hours, 1) < 1:
+        return f"{60 * hours:.0f}", "minutes"
+    if round(hours, 1) < 24:
+        return f"{hours:.1f}", "hours"
+    return (f"{days:,.1f}" if round(days, 1) < 1000 else f"{days:,.0f}"), "days"
 
 
-def _money(dollars: float) -> str:
-    """1234 -> '$1.23k', 2.5e6 -> '$2.5M', escaped so that matplotlib does not read '$' as math."""
+def _sig3(x: float, trailing_zeros: bool = True) -> str:
+    """Three significant figures: 2.5 -> '2.50' (or '2.5' without trailing zeros), 917 -> '917'."""
+    if trailing_zeros:
+        return f"{x:#.3g}".rstrip(".")
+    return f"{x:.3g}"
+
+
+def _money(dollars: float, trailing_zeros: bool = True) -> str:
+    """1234 -> '$1.23k', 2.5e6 -> '$2.50M' (three significant figures, so that a row reads evenly), escaped
+    so that matplotlib does not read '$' as math. ``trailing_zeros=False`` gives '$2.5M' (axis ticks)."""
+    rounded = float(f"{dollars:.3g}")          # round first, so that 999,600 becomes '$1.00M', not '$1.00e+03k'
     for scale, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
-        if abs(dollars) >= scale:
-            return fr"\${dollars / scale:,.3g}{suffix}"
+        if abs(rounded) >= scale:
+            return fr"\${_sig3(rounded / scale, trailing_zeros)}{suffix}"
     return fr"\${dollars:,.0f}"
