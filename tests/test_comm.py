@@ -335,6 +335,23 @@ def test_hierarchical_ports_and_reduction():
         assert math.isclose(got, inside + across, rel_tol=1e-12)
 
 
+def test_hierarchical_refuses_ports_that_do_not_divide_the_node():
+    """Three ports for eight GPUs: phase 2's eight rings of n/8 cannot share them evenly (the busiest port would
+    carry 3n/8, not the n/3 the formula charges), so the hierarchy refuses; the flat rings, one per port, do not."""
+    for k in (3, 5, 6, 7):
+        with pytest.raises(ValueError, match=rf"nics must be a divisor of per_node .*; got {k} with per_node = 8"):
+            sl.hierarchical_allreduce_time(1e9, 4, 8, ALPHA, B_IN, ALPHA, B_OUT, nics=k)
+    with pytest.raises(ValueError, match="got 3 with per_node = 8"):          # one bad pair in an array
+        sl.hierarchical_allreduce_time(1e9, 4, [8, 8], ALPHA, B_IN, ALPHA, B_OUT, nics=[4, 3])
+    for k in (1, 2, 4, 8):
+        assert sl.hierarchical_allreduce_time(1e9, 4, 8, ALPHA, B_IN, ALPHA, B_OUT, nics=k) > 0
+    assert sl.hierarchical_allreduce_time(1e9, 4, 6, ALPHA, B_IN, ALPHA, B_OUT, nics=3) > 0
+    # a ring per port: three rings of n/3 on three ports is a valid layout
+    n, p = 1e9, 32
+    got = sl.multiring_allreduce_time(n, 4, 8, 0.0, 0.0, 0.0, B_OUT, nics=3)
+    assert math.isclose(got, 2 * (p - 1) / p * n / 3 * B_OUT)
+
+
 def test_cluster_functions_broadcast_and_refuse_by_name():
     for func in (sl.multiring_allreduce_time, sl.hierarchical_allreduce_time):
         out = func([[1e6], [1e9]], [2, 4, 8], 8, ALPHA, B_IN, ALPHA, B_OUT)
