@@ -579,6 +579,35 @@ def test_pingpong_figure_draws_the_fit(fig):
     np.testing.assert_allclose(t, (1e-5 + grid * 1e-9) * 1e6)
 
 
+def _half_entries(ax):
+    return [text.get_text() for text in ax.get_legend().get_texts() if text.get_text().startswith("n\u00bd")]
+
+
+def test_pingpong_half_size_line_only_inside_the_measured_sizes(fig):
+    n = np.array([8.0, 1024.0, 65536.0])
+    # alpha / beta = 10 kB: inside the sizes, drawn as a line and named in the legend
+    _, ax_b = s3_8.pingpong_fit(fig, n, 1e-5 + n * 1e-9, 1e-5, 1e-9)
+    lines = [line for line in ax_b.get_lines() if line.get_label().startswith("n\u00bd")]
+    assert len(lines) == 1 and np.asarray(lines[0].get_xdata())[0] == pytest.approx(1e4)
+    assert _half_entries(ax_b) == ["n\u00bd = \u03b1/\u03b2 = 10 kB"]
+    lo, hi = ax_b.get_xlim()
+    assert lo <= 1e4 <= hi
+
+
+@pytest.mark.parametrize(("alpha", "beta", "label"), [(1e-3, 1e-9, "1 MB"), (1e-12, 1e-9, "0.001 B")])
+def test_pingpong_half_size_outside_the_measured_sizes_is_named_not_drawn(alpha, beta, label):
+    figure = plt.figure()
+    n = np.array([8.0, 1024.0, 65536.0])
+    _, ax_b = s3_8.pingpong_fit(figure, n, alpha + n * beta, alpha, beta)
+    lo, hi = ax_b.get_xlim()
+    assert not lo <= alpha / beta <= hi
+    # no vertical line at n_1/2, but the legend says where it is and that the axis does not reach it
+    drawn = [line for line in ax_b.get_lines() if line.get_label().startswith("n\u00bd")]
+    assert len(drawn) == 1 and np.asarray(drawn[0].get_xdata()).size == 0
+    assert _half_entries(ax_b) == [f"n\u00bd = \u03b1/\u03b2 = {label} (outside the measured sizes)"]
+    plt.close(figure)
+
+
 def test_size_labels():
     assert s3_8.size_label(8) == "8 B"
     assert s3_8.size_label(2**16) == "64 KiB"
