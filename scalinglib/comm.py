@@ -660,8 +660,12 @@ def crossover_size(collective, algorithm_a, algorithm_b, p, alpha, beta, gamma=0
     return num / den
 
 
-def _cluster(nbytes, nodes, per_node, alpha_intra, beta_intra, alpha_inter, beta_inter, gamma, nics):
-    """Check a cluster's parameters up front and broadcast them together (nics defaults to per_node)."""
+def _cluster(nbytes, nodes, per_node, alpha_intra, beta_intra, alpha_inter, beta_inter, gamma, nics,
+             ports_shared=False):
+    """Check a cluster's parameters up front and broadcast them together (nics defaults to per_node).
+
+    With ``ports_shared`` the node's ``per_node`` devices share its ``nics`` ports evenly, so ``nics``
+    must divide ``per_node``."""
     values = {
         "nbytes": check_nonnegative("nbytes", nbytes),
         "nodes": check_whole("nodes", nodes),
@@ -679,6 +683,12 @@ def _cluster(nbytes, nodes, per_node, alpha_intra, beta_intra, alpha_inter, beta
         k, g = out["nics"][too_many].flat[0], out["per_node"][too_many].flat[0]
         raise ValueError(f"nics must be a whole number from 1 to per_node (one network port per device at most); "
                          f"got {k:g} with per_node = {g:g}")
+    if ports_shared:
+        uneven = np.mod(out["per_node"], out["nics"]) != 0
+        if uneven.any():
+            k, g = out["nics"][uneven].flat[0], out["per_node"][uneven].flat[0]
+            raise ValueError(f"nics must be a divisor of per_node (the node's devices share its ports evenly); "
+                             f"got {k:g} with per_node = {g:g}")
     return out, tuple(values.values())
 
 
@@ -724,7 +734,8 @@ def multiring_allreduce_time(nbytes, nodes, per_node, alpha_intra, beta_intra, a
         Seconds per byte reduced, >= 0 (default 0).
     nics : int or array_like, optional
         Network ports per node k, whole from 1 to ``per_node``; one ring
-        per port. Default ``per_node`` (a port per device).
+        per port, so ``k`` need not divide ``per_node``. Default
+        ``per_node`` (a port per device).
 
     Returns
     -------
@@ -802,9 +813,10 @@ def hierarchical_allreduce_time(nbytes, nodes, per_node, alpha_intra, beta_intra
     gamma : float or array_like, optional
         Seconds per byte reduced, >= 0 (default 0).
     nics : int or array_like, optional
-        Network ports per node k, whole from 1 to ``per_node``. Default
-        ``per_node``: one port per device, so the ``g`` rings of phase 2 run
-        at once, each on its own port.
+        Network ports per node k, a whole number from 1 to ``per_node`` that
+        divides it: the ``g`` rings of phase 2 share the ports evenly,
+        ``g/k`` to a port. Default ``per_node``: one port per device, so the
+        rings run at once, each on its own port.
 
     Returns
     -------
@@ -814,7 +826,9 @@ def hierarchical_allreduce_time(nbytes, nodes, per_node, alpha_intra, beta_intra
     Raises
     ------
     ValueError
-        A value out of range, ``nics`` > ``per_node``, or shapes that do not
+        A value out of range, ``nics`` > ``per_node``, ``nics`` that does not
+        divide ``per_node`` (with 3 ports for 8 devices the busiest port would
+        carry three rings' ``3n/8``, not ``n/3``), or shapes that do not
         broadcast together.
 
     See Also
@@ -828,8 +842,13 @@ def hierarchical_allreduce_time(nbytes, nodes, per_node, alpha_intra, beta_intra
     7.64
     >>> round(hierarchical_allreduce_time(1e9, 4, 8, 0.0, 1 / 450e9, 0.0, 1 / 50e9, nics=1) * 1e3, 2)
     33.89
+    >>> hierarchical_allreduce_time(1e9, 4, 8, 0.0, 1 / 450e9, 0.0, 1 / 50e9, nics=3)
+    Traceback (most recent call last):
+        ...
+    ValueError: nics must be a divisor of per_node (the node's devices share its ports evenly); got 3 with per_node = 8
     """
-    v, inputs = _cluster(nbytes, nodes, per_node, alpha_intra, beta_intra, alpha_inter, beta_inter, gamma, nics)
+    v, inputs = _cluster(nbytes, nodes, per_node, alpha_intra, beta_intra, alpha_inter, beta_inter, gamma, nics,
+                         ports_shared=True)
     n, m, g, k = v["nbytes"], v["nodes"], v["per_node"], v["nics"]
     inside_rs = collective_time("reduce_scatter", n, g, v["alpha_intra"], v["beta_intra"], v["gamma"])
     across = (collective_time("allreduce", n / k, m, v["alpha_inter"], v["beta_inter"])

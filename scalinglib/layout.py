@@ -33,7 +33,8 @@ for ``(p - 1)`` micro-batch slots out of ``m + p - 1``: :math:`\rho_\text{PP} = 
 The data-parallel gradient all-reduce is taken to hide behind the backward pass,
 so it adds nothing to :math:`\rho`. That holds only while each replica has enough
 compute per step to cover it (Section 3.8 computes when); where it does not, the
-efficiencies here are upper bounds.
+efficiencies here are upper bounds. Section 3.3 prices the exposed part for its
+13B layouts on A100s with one HDR port per GPU, where it is not small.
 """
 
 from __future__ import annotations
@@ -258,9 +259,14 @@ def parallel_layout(
        with tensor parallelism up to one node (``gpus_per_node``), then with
        pipeline stages ``p_fit``.
     2. Each replica runs ``m = microbatches_per_stage * p_fit`` micro-batches of
-       ``micro_batch`` sequences per step (enough to keep a pipeline's bubble
-       small; ``m`` is the gradient-accumulation count). A replica therefore
-       adds ``r = micro_batch * m * seq_len`` tokens to every step.
+       ``micro_batch`` sequences per step (``m`` is the gradient-accumulation
+       count), fixed by the pipeline the model needs to fit and kept when rule 4
+       deepens the pipeline. Four per stage, the default, keep that pipeline's
+       bubble below a quarter; a model with ``p_fit = 1`` gets four too, which
+       spreads the gradient all-reduce over more compute but makes the cap four
+       times smaller than one micro-batch would (``microbatches_per_stage=1``).
+       This is a fixed policy, not a search for the best layout. A replica
+       therefore adds ``r = micro_batch * m * seq_len`` tokens to every step.
     3. Data parallelism grows the global batch, one replica of ``r`` tokens at a
        time (weak scaling: each replica's work stays fixed), up to the cap
        ``min(global_batch_tokens, critical_batch_tokens) / r``
@@ -278,7 +284,7 @@ def parallel_layout(
 
     Efficiency is ``1 / (1 + tp_fraction + (pp - 1) / m)``. The data-parallel
     gradient all-reduce is assumed to hide behind the backward pass (see the
-    module text).
+    module text), so the efficiency is an upper bound.
 
     Parameters
     ----------
@@ -327,6 +333,12 @@ def parallel_layout(
     0.939
     >>> lay.layers
     40
+
+    One micro-batch per replica instead of the policy's four (the all-reduce still left out):
+
+    >>> lay = parallel_layout(2048, 13e9, 4e6, 4e6, microbatches_per_stage=1)
+    >>> (lay.dp, lay.tp, lay.microbatches, round(lay.efficiency, 3))
+    (512, 4, 1, 0.939)
 
     GPT-3's 96 layers cannot fill 128 pipeline stages:
 

@@ -7,6 +7,7 @@ import pytest
 
 import scalinglib as sl
 from scalinglib.exercises import check
+from scalinglib.layout import A100_ACHIEVED_FLOPS, A100_NVLINK_BANDWIDTH
 
 SIZES = 2 ** np.arange(3, 15)          # the slider's 8 ... 16,384 GPUs
 MODELS = (1.3e9, 13e9, 175e9, 1e12)    # the slider's model sizes
@@ -106,12 +107,90 @@ def test_monte_carlo_item_reads_as_high_efficiency():
     assert 1e9 / 64 > 15e6
 
 
-def test_3_3_the_gradient_all_reduce_hides_behind_2048_token_micro_batches_only_with_node_ordered_rings():
-    n_params, x, alpha = 13e9, 150e12, 5e-6
-    beta_net = 1 / sl.LINKS["InfiniBand NDR"].bandwidth
-    beta_nvl = 1 / sl.LINKS["NVLink 4 (H100)"].bandwidth
-    every_hop = sl.collective_time("allreduce", 2 * n_params, 32, alpha, beta_net, algorithm="ring")
-    by_node = sl.multiring_allreduce_time(2 * n_params, 4, 8, alpha, beta_nvl, alpha, beta_net, nics=8)
-    tokens = [round(t * x / (4 * n_params)) for t in (every_hop, by_node)]
-    assert tokens == [2907, 364]                       # the same thresholds as Section 3.8 prints
-    assert tokens[1] < 2048 < tokens[0]                # a 2,048-token micro-batch hides it only node by node
+# --- 3.3.5, pricing the gradient all-reduce on the layout model's own hardware ----------------------
+
+X_A100, ALPHA, SEQ = A100_ACHIEVED_FLOPS, 5e-6, 2048
+BETA_HDR = 1 / sl.LINKS["InfiniBand HDR"].bandwidth
+BETA_NVL3 = 1 / sl.LINKS["NVLink 3 (A100)"].bandwidth
+
+
+def _dp_allreduce(n, dp, tp, pp):
+    """One GPU's gradient all-reduce over its data-parallel group (8/t members per node, a port each, rings laid
+    out node by node), and the tokens the last micro-batch would need to hide it."""
+    split, per_node = tp * pp, min(dp, 8 // tp)
+    t_ar = sl.multiring_allreduce_time(2 * n / split, dp // per_node, per_node, ALPHA, BETA_NVL3, ALPHA, BETA_HDR,
+                                       nics=per_node)
+    return t_ar, t_ar * split * X_A100 / (4 * n)
+
+
+def _rho_dp(n, lay):
+    split = lay.tp * lay.pp
+    t_ar, _ = _dp_allreduce(n, lay.dp, lay.tp, lay.pp)
+    exposed = max(0.0, t_ar - 4 * n * SEQ / (split * X_A100))
+    return exposed / (6 * n * lay.microbatches * SEQ / (split * X_A100))
+
+
+def _e_with_dp(n, lay):
+    return float(sl.scaling_efficiency(lay.tp_fraction + lay.bubble_fraction + _rho_dp(n, lay)))
+
+
+def test_the_layout_model_is_an_a100_with_nvlink_3():
+    assert (A100_ACHIEVED_FLOPS, A100_NVLINK_BANDWIDTH) == (150e12, sl.LINKS["NVLink 3 (A100)"].bandwidth)
+    assert sl.LINKS["InfiniBand HDR"].bandwidth == 25e9
+    # seven rings' chunks on NVLink 3 (7 x 25 GB/s) keep pace with an HDR port: the port sets the pace
+    assert 7 * 25e9 < 300e9
+
+
+def test_13b_gradient_all_reduce_priced():
+    rows = {g: sl.parallel_layout(g, 13e9, 4e6, 4e6) for g in SIZES.tolist()}
+    rho = {g: _rho_dp(13e9, lay) for g, lay in rows.items()}
+    e_with = {g: _e_with_dp(13e9, lay) for g, lay in rows.items()}
+    tau = {g: _dp_allreduce(13e9, lay.dp, lay.tp, lay.pp)[1] for g, lay in rows.items()}
+    # the flat zone: t = 4, two members of a data-parallel group per node; about 3,000 tokens would hide it
+    assert all(rows[g].tp == 4 and rows[g].pp == 1 for g in SIZES[SIZES <= 1024].tolist())
+    assert round(tau[1024]) == 3018 and 2048 < tau[1024] and round(tau[8]) == 250
+    assert rho[8] == 0.0                                            # one node: NVLink, hidden
+    assert round(rho[1024], 3) == 0.079 and max(rho[g] for g in SIZES[SIZES <= 1024].tolist()) == rho[1024]
+    assert (round(e_with[8], 3), round(e_with[1024], 3)) == (0.939, 0.875)
+    assert [round(e_with[g], 3) for g in (16, 32, 64, 128, 256, 512)] == [0.925, 0.900, 0.888, 0.881, 0.878, 0.876]
+    # past the cap: t = 8, one member per node; the threshold doubles
+    assert (rows[2048].dp, rows[2048].tp, rows[2048].pp) == (256, 8, 1)
+    assert round(tau[2048]) == 6035 and round(rho[2048], 3) == 0.324
+    assert (round(rows[2048].efficiency, 3), round(e_with[2048], 3)) == (0.869, 0.678)
+    assert [round(e_with[g], 3) for g in (4096, 8192, 16384)] == [0.578, 0.447, 0.307]
+    # upper bounds everywhere
+    assert all(e_with[g] <= rows[g].efficiency for g in rows)
+
+
+def test_hiding_threshold_grows_in_proportion_to_tensor_parallelism():
+    taus = [_dp_allreduce(13e9, 256, t, 1)[1] for t in (1, 2, 4, 8)]
+    assert [round(t) for t in taus] == [754, 1509, 3018, 6035]
+    assert np.allclose(np.array(taus[1:]) / np.array(taus[:-1]), 2.0, rtol=1e-3)
+    # the all-reduce itself takes the same time whatever t: 1/t of the bytes over 1/t of the ports
+    times = [_dp_allreduce(13e9, 256, t, 1)[0] for t in (1, 2, 4, 8)]
+    assert np.allclose(times, times[0], rtol=1e-3)
+
+
+def test_one_micro_batch_alternative():
+    got = {}
+    for g in (2048, 4096):
+        for per_stage in (4, 1):
+            lay = sl.parallel_layout(g, 13e9, 4e6, 4e6, microbatches_per_stage=per_stage)
+            got[g, per_stage] = ((lay.dp, lay.tp, lay.pp, lay.microbatches), round(lay.efficiency, 3),
+                                 round(_e_with_dp(13e9, lay), 3))
+    assert got == {(2048, 4): ((256, 8, 1, 4), 0.869, 0.678), (2048, 1): ((512, 4, 1, 1), 0.939, 0.719),
+                   (4096, 4): ((256, 8, 2, 4), 0.714, 0.578), (4096, 1): ((1024, 4, 1, 1), 0.939, 0.708)}
+    # the one-micro-batch layouts still win with the all-reduce priced, by less
+    for g in (2048, 4096):
+        assert got[g, 1][2] > got[g, 4][2] and got[g, 1][1] - got[g, 4][1] > got[g, 1][2] - got[g, 4][2]
+    # one micro-batch leaves the exposed all-reduce about four times the weight
+    m1 = sl.parallel_layout(2048, 13e9, 4e6, 4e6, microbatches_per_stage=1)
+    assert 3.5 < _rho_dp(13e9, m1) / _rho_dp(13e9, sl.parallel_layout(1024, 13e9, 4e6, 4e6)) < 4.5
+
+
+def test_the_13b_lead_at_512_gpus_is_the_policys():
+    one = sl.parallel_layout(512, 1.3e9, 16e6, 2e6, microbatches_per_stage=1)
+    assert (one.dp, one.tp, one.pp, round(one.efficiency, 3)) == (512, 1, 1, 1.0)
+    assert _rho_dp(1.3e9, one) == 0.0 and round(_e_with_dp(1.3e9, one), 3) == 1.0
+    # under the policy the same model on 512 GPUs stops at 128 replicas
+    assert sl.parallel_layout(512, 1.3e9, 16e6, 2e6).dp == 128

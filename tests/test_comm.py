@@ -335,6 +335,23 @@ def test_hierarchical_ports_and_reduction():
         assert math.isclose(got, inside + across, rel_tol=1e-12)
 
 
+def test_hierarchical_refuses_ports_that_do_not_divide_the_node():
+    """Three ports for eight GPUs: phase 2's eight rings of n/8 cannot share them evenly (the busiest port would
+    carry 3n/8, not the n/3 the formula charges), so the hierarchy refuses; the flat rings, one per port, do not."""
+    for k in (3, 5, 6, 7):
+        with pytest.raises(ValueError, match=rf"nics must be a divisor of per_node .*; got {k} with per_node = 8"):
+            sl.hierarchical_allreduce_time(1e9, 4, 8, ALPHA, B_IN, ALPHA, B_OUT, nics=k)
+    with pytest.raises(ValueError, match="got 3 with per_node = 8"):          # one bad pair in an array
+        sl.hierarchical_allreduce_time(1e9, 4, [8, 8], ALPHA, B_IN, ALPHA, B_OUT, nics=[4, 3])
+    for k in (1, 2, 4, 8):
+        assert sl.hierarchical_allreduce_time(1e9, 4, 8, ALPHA, B_IN, ALPHA, B_OUT, nics=k) > 0
+    assert sl.hierarchical_allreduce_time(1e9, 4, 6, ALPHA, B_IN, ALPHA, B_OUT, nics=3) > 0
+    # a ring per port: three rings of n/3 on three ports is a valid layout
+    n, p = 1e9, 32
+    got = sl.multiring_allreduce_time(n, 4, 8, 0.0, 0.0, 0.0, B_OUT, nics=3)
+    assert math.isclose(got, 2 * (p - 1) / p * n / 3 * B_OUT)
+
+
 def test_cluster_functions_broadcast_and_refuse_by_name():
     for func in (sl.multiring_allreduce_time, sl.hierarchical_allreduce_time):
         out = func([[1e6], [1e9]], [2, 4, 8], 8, ALPHA, B_IN, ALPHA, B_OUT)
@@ -422,10 +439,19 @@ def test_section_3_8_training_step_numbers():
     thresholds = [sl.collective_time("allreduce", 2 * n_model, d, 0.0, beta_ndr) * x / (4 * n_model)
                   for d in (8, 64, 1024)]
     assert [round(v) for v in thresholds] == [2625, 2953, 2997]
-    t_ar = sl.collective_time("allreduce", 2 * n_model, 64, 0.0, beta_ndr)
-    backward, compute = 4 * n_model * 2048 / x, 6 * n_model * 2048 / x
+    # a 13B replica is four GPUs; each all-reduces its quarter and does a quarter of the backward pass: t cancels
+    assert sl.devices_to_hold(n_model, "train_mixed_adam", 80e9, usable_fraction=0.8) == 4
+    quarter = [sl.collective_time("allreduce", 2 * n_model / 4, d, 0.0, beta_ndr) * 4 * x / (4 * n_model)
+               for d in (8, 64, 1024)]
+    np.testing.assert_allclose(quarter, thresholds)
+    assert [round(sl.collective_time("allreduce", 2 * n_model / 4, d, 0.0, beta_ndr), 3)
+            for d in (8, 64, 1024)] == [0.227, 0.256, 0.26]
+    t_ar = sl.collective_time("allreduce", 2 * n_model / 4, 64, 0.0, beta_ndr)
+    backward, compute = 4 * n_model * 2048 / (4 * x), 6 * n_model * 2048 / (4 * x)
     rho = (t_ar - backward) / compute
-    assert round(t_ar - backward, 3) == 0.314 and round(sl.scaling_efficiency(rho), 3) == 0.772
+    assert (round(t_ar, 3), round(backward, 3), round(t_ar - backward, 3), round(compute, 3)) == (0.256, 0.177, 0.078,
+                                                                                                0.266)
+    assert round(rho, 3) == 0.295 and round(sl.scaling_efficiency(rho), 3) == 0.772
     # tensor parallelism: the collective model gives Section 3.3's 0.0633
     assert round(sl.tensor_parallel_comm_fraction(8, 12288), 4) == 0.0633
     assert round(2 * 2048 * 12288 / 1e6) == 50                         # MB per all-reduce
@@ -466,6 +492,70 @@ def test_section_3_8_hierarchy_numbers():
     assert gap(74e6) < 0 < gap(76e6)                            # equal at about 75 MB
     assert gap(1e6) < 0 and gap(10e6) < 0 and gap(1e9) > 0
     assert (2 * (p - 1), 2 * (m - 1) + 2 * (g - 1)) == (62, 20)
+
+
+def test_section_3_8_hierarchy_depends_on_the_node_count():
+    """26 GB over m nodes of 8 H100s: the hierarchy's byte advantage fades with m (one port: it wins at 2, 4, 8
+    nodes, barely at 8, and loses from 16; two ports: up to 4; four ports: only at 2), while with eight ports the
+    size below which it wins grows, 41, 75, 147, 290, 1,154 MB at 2, 4, 8, 16, 64 nodes."""
+    beta_ndr, beta_nv = 1 / sl.LINKS["InfiniBand NDR"].bandwidth, 1 / sl.LINKS["NVLink 4 (H100)"].bandwidth
+    n, g, ms = 2 * 13e9, 8, (2, 4, 8, 16, 64)
+
+    def ratio(m, k, size=n):
+        return (sl.hierarchical_allreduce_time(size, m, g, ALPHA, beta_nv, ALPHA, beta_ndr, nics=k)
+                / sl.multiring_allreduce_time(size, m, g, ALPHA, beta_nv, ALPHA, beta_ndr, nics=k))
+
+    wins = {k: [m for m in ms if ratio(m, k) < 1] for k in (1, 2, 4, 8)}
+    assert wins == {1: [2, 4, 8], 2: [2, 4], 4: [2], 8: []}
+    assert round(ratio(8, 1), 3) == 0.987                       # barely
+    assert [round(ratio(m, 1), 3) for m in ms] == [0.637, 0.874, 0.987, 1.042, 1.079]
+    # the byte factors both tend to 2
+    assert [round(2 * (m - 1) / m, 3) for m in ms] == [1.0, 1.5, 1.75, 1.875, 1.969]
+    assert [round(2 * (m * g - 1) / (m * g), 3) for m in ms] == [1.875, 1.938, 1.969, 1.984, 1.996]
+    # eight ports: the crossover size grows with m (both times are straight lines in n)
+    equal = []
+    for m in ms:
+        rings = [sl.multiring_allreduce_time(v, m, g, ALPHA, beta_nv, ALPHA, beta_ndr) for v in (0.0, 1e9)]
+        layered = [sl.hierarchical_allreduce_time(v, m, g, ALPHA, beta_nv, ALPHA, beta_ndr) for v in (0.0, 1e9)]
+        size = (layered[0] - rings[0]) / ((rings[1] - rings[0]) / 1e9 - (layered[1] - layered[0]) / 1e9)
+        equal.append(size)
+        assert ratio(m, 8, 0.99 * size) < 1 < ratio(m, 8, 1.01 * size)
+    assert [round(v / 1e6) for v in equal] == [41, 75, 147, 290, 1154]
+    assert all(b > a for a, b in zip(equal, equal[1:]))
+
+
+def test_section_3_8_who_shares_a_node():
+    """With t-way tensor parallelism in a node of 8, a data-parallel group has 8/t GPUs (and ports) per node:
+    node-ordered rings divide tau* by 8/t, not 8."""
+    beta_ndr, beta_nv = 1 / sl.LINKS["InfiniBand NDR"].bandwidth, 1 / sl.LINKS["NVLink 4 (H100)"].bandwidth
+    n, x, n_model, nodes, g = 2 * 13e9, 150e12, 13e9, 4, 8
+    rows = {}
+    for t in (1, 2, 4, 8):
+        d, per = nodes * g // t, g // t
+        by_node = sl.multiring_allreduce_time(n / t, nodes, per, ALPHA, beta_nv, ALPHA, beta_ndr, nics=per)
+        flat = sl.collective_time("allreduce", n / t, d, ALPHA, beta_ndr, algorithm="ring")
+        rows[t] = (round(by_node, 3), round(by_node * t * x / (4 * n_model)), round(flat, 3),
+                   round(flat * t * x / (4 * n_model)), round(flat / by_node, 1))
+    assert rows == {1: (0.126, 364, 1.008, 2907, 8.0), 2: (0.122, 704, 0.488, 2813, 4.0),
+                    4: (0.114, 1313, 0.228, 2626, 2.0), 8: (0.098, 2251, 0.098, 2251, 1.0)}
+    # Section 3.3's hardware for its flat zone: A100 NVLink 3, one HDR port per GPU, t = 4, 256 replicas
+    a100 = sl.multiring_allreduce_time(n / 4, 128, 2, ALPHA, 1 / sl.LINKS["NVLink 3 (A100)"].bandwidth, ALPHA,
+                                       1 / sl.LINKS["InfiniBand HDR"].bandwidth, nics=2)
+    assert round(a100 * 4 * x / (4 * n_model)) == 3018 > 2048
+
+
+def test_exercise_3_8_4_replicas_span_two_gpus():
+    from scalinglib.exercises import check
+    from scalinglib.exercises import s3_8 as ex
+    assert sl.devices_to_hold(7e9, "train_mixed_adam", 80e9, usable_fraction=0.8) == ex.DP_TP == 2
+    assert round(ex.dp_allreduce_seconds(), 5) == 0.27125 and round(ex.backward_seconds(4096), 3) == 0.382
+    # t cancels: the threshold and the efficiency are those of a one-GPU replica
+    one_gpu = sl.collective_time("allreduce", 2 * 7e9, 32, 0.0, 1 / 50e9) * 150e12 / (4 * 7e9)
+    assert ex.hiding_tokens() == pytest.approx(one_gpu) and round(ex.hiding_tokens(), 2) == 2906.25
+    assert round(ex.dp_efficiency(), 3) == 0.449
+    # the one-GPU answers (the whole gradient, the whole backward pass) are wrong now
+    assert not check("ex-3-8-4a", 0.5425).correct and not check("ex-3-8-4b", 0.7646).correct
+    assert check("ex-3-8-4a", 0.27).correct and check("ex-3-8-4b", 0.382).correct
 
 
 # --- the drawing functions -----------------------------------------------------------------------
@@ -560,6 +650,35 @@ def test_pingpong_figure_draws_the_fit(fig):
     ax_t, _ = s3_8.pingpong_fit(fig, n, 1e-5 + n * 1e-9, 1e-5, 1e-9)
     grid, t = [v for k, v in _lines(ax_t).items() if k.startswith("fit")][0]
     np.testing.assert_allclose(t, (1e-5 + grid * 1e-9) * 1e6)
+
+
+def _half_entries(ax):
+    return [text.get_text() for text in ax.get_legend().get_texts() if text.get_text().startswith("n\u00bd")]
+
+
+def test_pingpong_half_size_line_only_inside_the_measured_sizes(fig):
+    n = np.array([8.0, 1024.0, 65536.0])
+    # alpha / beta = 10 kB: inside the sizes, drawn as a line and named in the legend
+    _, ax_b = s3_8.pingpong_fit(fig, n, 1e-5 + n * 1e-9, 1e-5, 1e-9)
+    lines = [line for line in ax_b.get_lines() if line.get_label().startswith("n\u00bd")]
+    assert len(lines) == 1 and np.asarray(lines[0].get_xdata())[0] == pytest.approx(1e4)
+    assert _half_entries(ax_b) == ["n\u00bd = \u03b1/\u03b2 = 10 kB"]
+    lo, hi = ax_b.get_xlim()
+    assert lo <= 1e4 <= hi
+
+
+@pytest.mark.parametrize(("alpha", "beta", "label"), [(1e-3, 1e-9, "1 MB"), (1e-12, 1e-9, "0.001 B")])
+def test_pingpong_half_size_outside_the_measured_sizes_is_named_not_drawn(alpha, beta, label):
+    figure = plt.figure()
+    n = np.array([8.0, 1024.0, 65536.0])
+    _, ax_b = s3_8.pingpong_fit(figure, n, alpha + n * beta, alpha, beta)
+    lo, hi = ax_b.get_xlim()
+    assert not lo <= alpha / beta <= hi
+    # no vertical line at n_1/2, but the legend says where it is and that the axis does not reach it
+    drawn = [line for line in ax_b.get_lines() if line.get_label().startswith("n\u00bd")]
+    assert len(drawn) == 1 and np.asarray(drawn[0].get_xdata()).size == 0
+    assert _half_entries(ax_b) == [f"n\u00bd = \u03b1/\u03b2 = {label} (outside the measured sizes)"]
+    plt.close(figure)
 
 
 def test_size_labels():

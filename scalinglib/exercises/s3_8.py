@@ -28,9 +28,10 @@ AR_NBYTES = 64 * 2**20
 NCCL_P = 8
 NCCL_NBYTES = 2**30
 NCCL_SECONDS = 5.6e-3
-# 3.8.4: data-parallel training of a 7B model
+# 3.8.4: data-parallel training of a 7B model (112 GB of training state: two 80 GB GPUs per replica)
 DP_PARAMS = 7e9
 DP_REPLICAS = 32
+DP_TP = 2                  #: GPUs per replica (tensor parallelism), each with its own network port
 DP_GRAD_BYTES = 2          #: bf16 gradients
 DP_TOKENS = 4096           #: tokens per replica per step in part (b)
 DP_TOKENS_SHORT = 1024     #: tokens per replica per step in part (d)
@@ -52,25 +53,28 @@ def allreduce_winner():
 
 
 def dp_allreduce_seconds():
-    """Ring all-reduce of the bf16 gradients over InfiniBand NDR, latency ignored."""
+    """Ring all-reduce, over InfiniBand NDR with latency ignored, of the bf16 gradients one GPU holds: its
+    1/t share, summed with the GPUs holding the same share in the other replicas."""
     beta = 1.0 / LINKS["InfiniBand NDR"].bandwidth
-    return collective_time("allreduce", DP_GRAD_BYTES * DP_PARAMS, DP_REPLICAS, 0.0, beta, algorithm="ring")
+    shard = DP_GRAD_BYTES * DP_PARAMS / DP_TP
+    return collective_time("allreduce", shard, DP_REPLICAS, 0.0, beta, algorithm="ring")
 
 
 def backward_seconds(tokens):
-    """The backward pass costs about 4 N FLOPs per token (two thirds of 6 N), at the sustained rate."""
-    return 4.0 * DP_PARAMS * tokens / A100_ACHIEVED_FLOPS
+    """One GPU's backward pass: about 4 N FLOPs per token (two thirds of 6 N), split over the replica's t
+    GPUs, at the sustained rate."""
+    return 4.0 * DP_PARAMS * tokens / (DP_TP * A100_ACHIEVED_FLOPS)
 
 
 def hiding_tokens():
-    """Tokens per replica per step at which the backward pass lasts as long as the all-reduce."""
-    return dp_allreduce_seconds() * A100_ACHIEVED_FLOPS / (4.0 * DP_PARAMS)
+    """Tokens per replica per step at which the backward pass lasts as long as the all-reduce (t cancels)."""
+    return dp_allreduce_seconds() * DP_TP * A100_ACHIEVED_FLOPS / (4.0 * DP_PARAMS)
 
 
 def dp_efficiency(tokens=DP_TOKENS_SHORT):
     """E = 1 / (1 + rho), rho = the all-reduce time not hidden by the backward pass over the step's compute."""
     exposed = max(0.0, dp_allreduce_seconds() - backward_seconds(tokens))
-    compute = 6.0 * DP_PARAMS * tokens / A100_ACHIEVED_FLOPS
+    compute = 6.0 * DP_PARAMS * tokens / (DP_TP * A100_ACHIEVED_FLOPS)
     return scaling_efficiency(exposed / compute)
 
 
@@ -150,27 +154,29 @@ register(
         dp_allreduce_seconds,
         rel_tol=1e-2,
         unit=" s",
-        hint="Ring all-reduce, alpha ignored: 2 (d-1)/d x n / bandwidth, with n = 2 bytes x 7e9 and 50e9 bytes/s.",
+        hint="Each GPU all-reduces its half of the gradients: 2 (d-1)/d x n / bandwidth, with n = 2 bytes x 7e9 / 2 "
+        "and 50e9 bytes/s, alpha ignored.",
     ),
     Part(
         "ex-3-8-4b",
         lambda: backward_seconds(DP_TOKENS),
         rel_tol=1e-2,
         unit=" s",
-        hint="4 N FLOPs per token, 4096 tokens, at 150e12 FLOP/s.",
+        hint="4 N FLOPs per token, 4096 tokens, split over the replica's 2 GPUs, each at 150e12 FLOP/s.",
     ),
     Part(
         "ex-3-8-4c",
         hiding_tokens,
         rel_tol=1e-2,
         unit=" tokens",
-        hint="Set the backward pass, 4 N tau / X for tau tokens, equal to the all-reduce time and solve for tau. "
-        "N cancels out.",
+        hint="Set one GPU's backward pass, 4 N tau / (t X) for tau tokens per replica, equal to its all-reduce time "
+        "and solve for tau. N and t cancel out.",
     ),
     Part(
         "ex-3-8-4d",
         dp_efficiency,
         rel_tol=1e-2,
-        hint="rho = (all-reduce - backward) / (6 N tau / X) at tau = 1024 tokens, then E = 1 / (1 + rho). A fraction.",
+        hint="rho = (all-reduce - backward) / (6 N tau / (t X)) at tau = 1024 tokens, one GPU's times, then "
+        "E = 1 / (1 + rho). A fraction.",
     ),
 )

@@ -193,8 +193,9 @@ def collective_scaling(fig, nbytes, alpha, beta, gamma=0.0, collective="allreduc
 
 def pingpong_fit(fig, nbytes, seconds, alpha, beta):
     """Measured one-way message times with the fitted alpha + n beta line (left) and the bandwidth
-    the messages achieved (right). Every axis carries at least two labelled ticks whatever range the
-    measurement spans. Returns the two axes."""
+    the messages achieved (right), with the half-performance size alpha/beta marked where it falls
+    inside the measured sizes (otherwise the legend says it lies outside them). Every axis carries at
+    least two labelled ticks whatever range the measurement spans. Returns the two axes."""
     ax_t, ax_b = fig.subplots(1, 2)
     for ax in (ax_t, ax_b):
         style_axes(ax)
@@ -216,14 +217,20 @@ def pingpong_fit(fig, nbytes, seconds, alpha, beta):
     ax_b.plot(nbytes, nbytes / seconds / 1e9, marker="o", linestyle="none", color=COLORS["vermillion"],
               label="measured n / t")
     ax_b.plot(grid, effective_bandwidth(grid, alpha, beta) / 1e9, color=COLORS["blue"], label="model")
-    ax_b.axvline(alpha / beta, color=COLORS["grey"], linestyle=":", linewidth=1.2,
-                 label=f"n\u00bd = \u03b1/\u03b2 = {decimal_size_label(alpha / beta)}")
     ax_b.set_ylabel("achieved bandwidth (GB/s)")
+    x_lo, x_hi = float(nbytes.min()) / 1.5, float(nbytes.max()) * 1.5
+    # the half-performance size: a line only where the axis shows it; otherwise a legend entry that says so
+    n_half = alpha / beta if beta > 0 else float("inf")
+    half = f"n\u00bd = \u03b1/\u03b2 = {decimal_size_label(n_half)}" if np.isfinite(n_half) else "n\u00bd = \u03b1/\u03b2"
+    if np.isfinite(n_half) and x_lo <= n_half <= x_hi:
+        ax_b.axvline(n_half, color=COLORS["grey"], linestyle=":", linewidth=1.2, label=half)
+    else:
+        ax_b.plot([], [], linestyle="none", label=f"{half} (outside the measured sizes)")
     ax_b.legend(loc="upper left", fontsize=8)
     ticks = _size_ticks(nbytes)
     for ax in (ax_t, ax_b):
         ax.set_xscale("log", base=2)
-        ax.set_xlim(float(nbytes.min()) / 1.5, float(nbytes.max()) * 1.5)
+        ax.set_xlim(x_lo, x_hi)
         ax.xaxis.set_major_locator(FixedLocator(ticks))
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: size_label(v)))
         ax.xaxis.set_minor_formatter(NullFormatter())
