@@ -275,17 +275,37 @@ def test_hedging_under_load_in_the_notebook():
     assert "delay: 140 ms (p95 at U = 0.8), 37 ms (p95 at U = 0.2)" in text
     assert "M/M/1 formula      35    230    345" in text
     assert "none               35    244    331    0.0%   0.0%   80%" in text
+    assert "shorter of two     16     81    112    0.0%   0.0%   80%" in text
     assert "hedged, p95        35    163    196    3.2%   0.9%   80%" in text
     assert "hedged, fixed      42    123    153   56.3%  13.4%   90%" in text
     assert "tied               14     61     83  100.0%   0.0%   80%" in text
     assert "simulated mean 28.0 ms, M/M/2 27.8 ms, one M/M/1 server 50 ms" in text
+    assert ("ten servers at U = 0.8, mean in ms: none 48.9, shorter of two 21.0, tied 17.3;"
+            " one queue for all ten (M/M/10) 12.0") in text
     assert "same_work=True : p99   51 ms -> hedged   50 ms" in text
     assert "same_work=False: p99   51 ms -> hedged   42 ms" in text
-    # the sweep: the fixed timer still helps at 85% load and fails at 90% and 95%
-    assert " 0.10        51         50           50     47          10%             3%" in text
-    assert " 0.85       311        214          197     68          96%            77%" in text
-    assert " 0.90       435        338        1,257     80         100%            98%" in text
-    assert " 0.95       747        599        3,772    109         100%            99%" in text
+    # the sweep: the fixed timer still helps at 85% load; at 90% and 95% it has no steady state
+    assert " 0.10        51       47         50           50     47          10%             3%" in text
+    assert " 0.85       311       90        214          197     68          96%            77%" in text
+    assert " 0.90       435      109        338     unstable     80         100%            98%" in text
+    assert " 0.95       747      142        599     unstable    109         100%            99%" in text
+    # ... whose p99 grows with the run: 1.26 s, 2.88 s, 4.55 s, while one copy stays near 0.5 s
+    assert "   50,000  1.26 s  1.022    2.0    False   0.43 s    True" in text
+    assert "  100,000  2.88 s  1.021    2.1    False   0.55 s    True" in text
+    assert "  200,000  4.55 s  1.021    2.7    False   0.51 s    True" in text
+
+
+def test_section_3_4_no_longer_quotes_unsteady_percentiles():
+    """The fixed-delay hedge at 90% and 95% load has no steady state: the prose must not quote its p99 as a
+    value (the old 1.3 s, 3.8 s, "past 3 seconds"), and must say that "none" routes at random."""
+    nb = nbformat.read(BOOK / f"{S34}.ipynb", as_version=4)
+    prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    captions = "\n".join(str(c.metadata.get("mystnb", {})) for c in nb.cells)
+    for stale in ("1.3 s", "3.8 s", "past 3 seconds"):
+        assert stale not in prose and stale not in captions
+    assert "routed at random" in prose and "shorter of two queues" in prose
+    assert "less-loaded of its two servers" in prose or "less-loaded of two" in prose
+    assert "oracle" in prose                                            # the p95 delay of cell 37
 
 
 def test_sweep_of_figure_3_4_3_matches_the_table_at_80_percent():
@@ -296,6 +316,8 @@ def test_sweep_of_figure_3_4_3_matches_the_table_at_80_percent():
     assert round(1e3 * sweep["hedged at each load's p95"]["p99"][0]) == 163
     assert round(1e3 * sweep["hedged, delay fixed at light load"]["p99"][0]) == 123
     assert round(1e3 * sweep["tied"]["p99"][0]) == 61
+    assert round(1e3 * sweep["shorter of two queues"]["p99"][0]) == 81
+    assert all(sweep[name]["steady"][0] for name in sl.figures.s3_4.SWEEP_POLICIES)
 
 
 def test_fixed_and_per_sequence_serving_costs_move_the_ratio_apart():
