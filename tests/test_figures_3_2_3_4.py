@@ -78,18 +78,40 @@ def test_hierarchy_of_a_device_without_a_documented_link(fig):
     s3_2.bandwidth_hierarchy(fig, "TPU v4")
 
 
+WORST = "NVLink in a server; beyond it, every ring hop on the network (worst case)"
+RINGS = r"beyond it, rings laid out node by node, one per port ($\alpha = 0$)"
+ALL_IB = "every all-reduce over InfiniBand, even inside the server"
+
+
 def test_tensor_parallel_placement_curves(fig):
-    ax = s3_2.tensor_parallel_placement(fig, hidden=12288)
+    ax = s3_2.tensor_parallel_placement(fig, hidden=12288, alpha=5e-6)
     lines = _lines(ax)
-    t, placed = lines["NVLink inside a server, InfiniBand beyond"]
+    t, placed = lines[WORST]
     x = sl.layout.A100_ACHIEVED_FLOPS
     link = np.where(t <= 8, 300e9, 25e9)
     np.testing.assert_allclose(placed, 1 / (1 + sl.tensor_parallel_comm_fraction(t, 12288, x, link)))
-    _, all_ib = lines["every all-reduce over InfiniBand"]
+    _, all_ib = lines[ALL_IB]
     np.testing.assert_allclose(all_ib, 1 / (1 + sl.tensor_parallel_comm_fraction(t, 12288, x, 25e9)))
-    # the numbers of the text and caption: above 0.9 inside the server, about 0.4 one step past it
+    _, rings = lines[RINGS]
+    _, rings_alpha = lines[r"the same with $\alpha = 5\ \mu$s per ring step"]
+    # the node-ordered curves are the library's multiring all-reduce, four per layer, over the layer's compute
+    for alpha, curve in ((0.0, rings), (5e-6, rings_alpha)):
+        for ti, e in zip(t, curve):
+            n = 2 * 2048 * 12288
+            nodes, per_node = max(ti // 8, 1), min(ti, 8)
+            ring = sl.multiring_allreduce_time(n, nodes, per_node, alpha, 1 / 300e9, alpha, 1 / 25e9, nics=per_node)
+            assert e == pytest.approx(1 / (1 + 4 * ring / (72 * 2048 * 12288**2 / (ti * x))), rel=1e-12)
+    # the numbers of the text and caption: above 0.9 inside the server; at 16, 0.38 worst case, 0.83 and 0.79
     assert placed[t == 8][0] > 0.9 and round(placed[t == 16][0], 2) == 0.38
+    assert [round(float(rings[t == k][0]), 2) for k in (16, 32, 64)] == [0.83, 0.70, 0.54]
+    assert [round(float(rings_alpha[t == k][0]), 2) for k in (16, 32, 64)] == [0.79, 0.59, 0.34]
+    np.testing.assert_allclose(rings[t <= 8], placed[t <= 8])          # inside the server the layouts agree
     assert 1 - all_ib[t == 8][0] > 0.4
+    styles = {line.get_label(): (line.get_color(), line.get_linestyle()) for line in ax.get_lines()}
+    assert styles[WORST] == (sl.COLORS["blue"], "-") and styles[ALL_IB] == (sl.COLORS["vermillion"], "--")
+    assert styles[RINGS] == (sl.COLORS["green"], "-.")
+    assert styles[r"the same with $\alpha = 5\ \mu$s per ring step"] == (sl.COLORS["green"], ":")
+    assert [t.get_text() for t in fig.legends[0].get_texts()][0] == WORST
 
 
 def test_tensor_parallel_placement_refuses_bad_arguments(fig):
@@ -106,11 +128,13 @@ def test_tensor_parallel_placement_refuses_bad_arguments(fig):
         s3_2.tensor_parallel_placement(fig, achieved_flops=0)
     with pytest.raises(ValueError, match="gpus_per_node"):
         s3_2.tensor_parallel_placement(fig, gpus_per_node=0)
+    with pytest.raises(ValueError, match="alpha"):
+        s3_2.tensor_parallel_placement(fig, alpha=-1e-6)
 
 
 def test_tensor_parallel_placement_draws_every_power_of_two(fig):
     ax = s3_2.tensor_parallel_placement(fig, tp_max=16)
-    t, _ = _lines(ax)["NVLink inside a server, InfiniBand beyond"]
+    t, _ = _lines(ax)[WORST]
     assert t.tolist() == [1, 2, 4, 8, 16]
 
 
