@@ -59,6 +59,7 @@ from .latency import (
     littles_law,
     mm1_mean_response,
     mm1_response_percentile,
+    mmc_mean_response,
     sample_server_latency,
     simulate_hedged_requests,
     simulate_mm1,
@@ -88,7 +89,7 @@ from .layout import (
 from .measure import scaling_run
 from .memory import BYTES_PER_PARAM, devices_to_hold, kv_cache_bytes, model_bytes
 from .metrics import efficiency, speedup, weak_efficiency
-from .placement import step_traffic
+from .placement import step_traffic, tensor_parallel_ring_fraction
 from .plots import COLORS, figure_png, log2_axis, new_figure
 from .probe import AlphaBeta, RateFit, best_rate, fit_alpha_beta, fit_rate
 from .roofline import (
@@ -218,10 +219,12 @@ __all__ = [
     "devices_to_hold",
     # scaling up and out (3.2)
     "step_traffic",
+    "tensor_parallel_ring_fraction",
     # latency, throughput and the tail (3.4)
     "littles_law",
     "mm1_mean_response",
     "mm1_response_percentile",
+    "mmc_mean_response",
     "QueueRun",
     "simulate_mm1",
     "fanout_slow_probability",

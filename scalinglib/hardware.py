@@ -877,12 +877,18 @@ class InstancePrice:
         Citation (document title, URL and the date the price applied or was read).
     notes : str, optional
         How the row was read.
+    device_memory_bandwidth : float, optional
+        Memory bandwidth of one accelerator in bytes/s, > 0, where it differs
+        from the catalog entry :attr:`chip` (the 40 GB A100); default: the
+        catalog's (see :attr:`memory_bandwidth`).
 
     Examples
     --------
     >>> row = INSTANCE_PRICES["AWS p5.48xlarge, capacity block"]
     >>> round(row.usd_per_device_hour, 3), row.device_memory_bytes / 1e9
     (4.916, 80.0)
+    >>> [INSTANCE_PRICES[f"AWS {i}.24xlarge, on-demand"].memory_bandwidth / 1e12 for i in ("p4d", "p4de")]
+    [1.555, 2.039]
     """
 
     instance: str
@@ -894,10 +900,16 @@ class InstancePrice:
     region: str
     source: str
     notes: str = field(default="", repr=False)
+    device_memory_bandwidth: float | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "instance", _text("instance", self.instance))
-        object.__setattr__(self, "chip", get_accelerator(self.chip).name)
+        try:
+            chip = get_accelerator(self.chip).name
+        except (TypeError, ValueError) as err:      # get_accelerator names its own parameter, "name"
+            message = str(err)
+            raise type(err)("chip" + message[4:] if message.startswith("name ") else f"chip: {message}") from None
+        object.__setattr__(self, "chip", chip)
         object.__setattr__(self, "devices", _whole_number("devices", self.devices))
         object.__setattr__(self, "device_memory_bytes",
                            _positive_number("device_memory_bytes", self.device_memory_bytes))
@@ -906,6 +918,9 @@ class InstancePrice:
         _text("region", self.region)
         _text("source", self.source)
         _text("notes", self.notes, allow_empty=True)
+        if self.device_memory_bandwidth is not None:
+            object.__setattr__(self, "device_memory_bandwidth",
+                               _positive_number("device_memory_bandwidth", self.device_memory_bandwidth))
 
     @property
     def key(self) -> str:
@@ -921,6 +936,14 @@ class InstancePrice:
         """Dense peak FLOP/s of one accelerator at ``precision``, from the catalog entry :attr:`chip`."""
         return get_accelerator(self.chip).peak(precision)
 
+    @property
+    def memory_bandwidth(self) -> float:
+        """Memory bandwidth of one accelerator, bytes/s: :attr:`device_memory_bandwidth` if the row gives it,
+        else the catalog entry :attr:`chip`'s."""
+        if self.device_memory_bandwidth is not None:
+            return self.device_memory_bandwidth
+        return get_accelerator(self.chip).memory_bandwidth
+
 
 _AWS_CAPACITY_BLOCKS = (
     "Amazon Web Services, Amazon EC2 Capacity Blocks for ML Pricing, reservation rates as listed until "
@@ -933,17 +956,21 @@ _AWS_ON_DEMAND = (
     "https://github.com/datareceipts/data-receipts/tree/main/109-gpu-pricing"
 )
 
+_A100_40GB_NOTE = ("8 x A100 SXM 40GB, 320 GB of HBM2 in all: the compute of the catalog's A100 SXM 80GB; memory "
+                   "bandwidth 1,555 GB/s per GPU from the " + _A100_DATASHEET)
+
 _PRICE_ENTRIES = (
     InstancePrice("AWS p4d.24xlarge", "A100 SXM 80GB", 8, 40e9, 14.75, "capacity block", "US East (Ohio)",
-                  _AWS_CAPACITY_BLOCKS, "8 x A100 with 320 GB of HBM2 in all: the 40 GB A100."),
+                  _AWS_CAPACITY_BLOCKS, _A100_40GB_NOTE, 1.555e12),
     InstancePrice("AWS p5.48xlarge", "H100 SXM 80GB", 8, 80e9, 39.33, "capacity block", "US East (Ohio)",
                   _AWS_CAPACITY_BLOCKS, "8 x H100 with 640 GB of HBM3; $4.916 per accelerator-hour."),
     InstancePrice("AWS p5e.48xlarge", "H200 SXM 141GB", 8, 141e9, 43.26, "capacity block", "US East (Ohio)",
                   _AWS_CAPACITY_BLOCKS, "8 x H200 with 1128 GB of HBM3e; $5.408 per accelerator-hour."),
     InstancePrice("AWS p4d.24xlarge", "A100 SXM 80GB", 8, 40e9, 21.957642, "on-demand", "us-east-1",
-                  _AWS_ON_DEMAND, "8 x A100 SXM 40GB."),
+                  _AWS_ON_DEMAND, _A100_40GB_NOTE, 1.555e12),
     InstancePrice("AWS p4de.24xlarge", "A100 SXM 80GB", 8, 80e9, 27.44705, "on-demand", "us-east-1",
-                  _AWS_ON_DEMAND, "8 x A100 SXM 80GB: the same chips as p4d with twice the memory."),
+                  _AWS_ON_DEMAND, "8 x A100 SXM 80GB: the compute of p4d's A100s, with twice the memory and "
+                  "faster memory (2,039 against 1,555 GB/s, A100 datasheet)."),
     InstancePrice("AWS p5.48xlarge", "H100 SXM 80GB", 8, 80e9, 55.04, "on-demand", "us-east-1",
                   _AWS_ON_DEMAND, "8 x H100 SXM 80GB."),
 )

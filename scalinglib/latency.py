@@ -62,6 +62,7 @@ __all__ = [
     "littles_law",
     "mm1_mean_response",
     "mm1_response_percentile",
+    "mmc_mean_response",
     "QueueRun",
     "simulate_mm1",
     "fanout_slow_probability",
@@ -182,6 +183,67 @@ def mm1_mean_response(arrival_rate, service_rate):
     """
     lam, mu, lb, mb = _stable_rates(arrival_rate, service_rate)
     return scalar_or_array(1.0 / (mb - lb), lam, mu)
+
+
+def mmc_mean_response(arrival_rate, service_rate, servers):
+    r"""Mean response time of an M/M/c queue: ``servers`` servers sharing one first-come, first-served queue.
+
+    With offered load :math:`a = \lambda/\mu` and utilization :math:`U = a/c`,
+    a request waits with the Erlang C probability
+
+    .. math:: C = \frac{\dfrac{a^c}{c!\,(1 - U)}}{\sum_{k=0}^{c-1} \dfrac{a^k}{k!} + \dfrac{a^c}{c!\,(1 - U)}},
+              \qquad \bar T = \frac{1}{\mu} + \frac{C}{c\,\mu - \lambda}
+
+    (any queueing text). For :math:`c = 1` it is the M/M/1 queue (:math:`C =
+    U`), for :math:`c = 2`, :math:`C = 2U^2/(1 + U)`.
+
+    Parameters
+    ----------
+    arrival_rate : float or array_like
+        :math:`\lambda`, requests per second to the whole queue, >= 0 and
+        below ``servers * service_rate``.
+    service_rate : float or array_like
+        :math:`\mu`, requests per second one server completes, > 0.
+    servers : int
+        :math:`c`, whole >= 1 (one number).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Seconds.
+
+    Raises
+    ------
+    TypeError
+        An array for ``servers``.
+    ValueError
+        A value out of range, or ``arrival_rate >= servers * service_rate``
+        (no steady state).
+
+    Examples
+    --------
+    >>> round(1e3 * mmc_mean_response(160.0, 100.0, 2), 2)     # ms: two servers at U = 0.8
+    27.78
+    >>> round(1e3 * mmc_mean_response(800.0, 100.0, 10), 2)    # ten servers sharing one queue
+    12.05
+    >>> mmc_mean_response(80.0, 100.0, 1) == mm1_mean_response(80.0, 100.0)
+    True
+    """
+    c = single_whole("servers", servers)
+    lam = check_nonnegative("arrival_rate", arrival_rate)
+    mu = check_positive("service_rate", service_rate)
+    lb, mb = check_broadcast(arrival_rate=lam, service_rate=mu)
+    unstable = lb >= c * mb
+    if unstable.any():
+        raise ValueError(
+            f"arrival_rate must be < servers x service_rate ({c} x {mb[unstable].flat[0]:g}) for a stable "
+            f"queue (utilization below 1); got arrival_rate {lb[unstable].flat[0]:g}")
+    a = lb / mb
+    blocking = np.ones_like(a)          # Erlang B by its recursion, B(k) = a B(k-1) / (k + a B(k-1))
+    for k in range(1, c + 1):
+        blocking = a * blocking / (k + a * blocking)
+    wait = c * blocking / (c - a * (1 - blocking))         # Erlang C from Erlang B
+    return scalar_or_array(1.0 / mb + wait / (c * mb - lb), lam, mu)
 
 
 def mm1_response_percentile(q, arrival_rate, service_rate):
@@ -466,19 +528,25 @@ def simulate_hedged_requests(n_requests=200_000, hedge_quantile=0.95, seed=0, *,
     return HedgeResult(primary, hedged, d, float(np.mean(primary > d)))
 
 
+#: A run whose second half has a mean response this many times the first half's is taken as drifting.
+DRIFT_LIMIT = 1.5
+
+
 class ReplicaRun(NamedTuple):
     """Outcome of :func:`simulate_replicas` (seconds, and fractions)."""
 
     response: np.ndarray  #: response time of each request after the warm-up, in arrival order
-    policy: str  #: "none", "hedged" or "tied"
+    policy: str  #: "none", "two_choices", "hedged" or "tied"
     utilization: float  #: load of the requests themselves, per server: lambda x mean service time
     delay: float  #: seconds before a second copy is sent: inf without copies, 0 for tied requests
     copies: float  #: second copies sent per request (0 without hedging, 1 for tied requests)
     extra_work: float  #: server-seconds spent on cancelled copies, per server-second of completed work
     busy: float  #: measured share of time the servers were busy, cancelled work included
+    drift: float  #: mean response of the second half of ``response`` over that of the first half
+    steady: bool  #: False when the run shows no steady state (see :func:`simulate_replicas`)
 
 
-_POLICIES = ("none", "hedged", "tied")
+_POLICIES = ("none", "two_choices", "hedged", "tied")
 
 
 def _replica_queues(policy, arrivals, where, service, delay, n_servers):
@@ -492,7 +560,7 @@ def _replica_queues(policy, arrivals, where, service, delay, n_servers):
     from collections import deque
 
     n = len(arrivals)
-    hedge, tied = policy == "hedged", policy == "tied"
+    hedge, tied, choose = policy == "hedged", policy == "tied", policy == "two_choices"
     queue = [deque() for _ in range(n_servers)]
     job = [-1] * n_servers            # copy in service at each server, -1 when idle
     started = [0.0] * n_servers       # when that copy started
@@ -552,6 +620,10 @@ def _replica_queues(policy, arrivals, where, service, delay, n_servers):
             t = next_arrival
             c = 2 * i
             state[c] = 1
+            if choose:                                 # one copy, to the server with fewer requests (ties: the first)
+                a, b = where[c], where[c + 1]
+                if len(queue[b]) + (job[b] >= 0) < len(queue[a]) + (job[a] >= 0):
+                    where[c] = b
             s = where[c]
             queue[s].append(c)
             if tied:
@@ -571,18 +643,23 @@ def _replica_queues(policy, arrivals, where, service, delay, n_servers):
 
 def simulate_replicas(utilization, policy="none", n_servers=10, n_requests=50_000, seed=0, *,
                       delay=None, hedge_quantile=0.95, service_time=0.010, same_work=True, warmup=0.1):
-    r"""Seeded simulation of replicated servers with queues: no hedging, hedged requests or tied requests.
+    r"""Seeded simulation of replicated servers with queues: random routing, the shorter of two queues, hedged or tied requests.
 
     ``n_servers`` identical servers each serve one request at a time, first
     come first served. Requests arrive at random (a Poisson process) at a total
     rate :math:`\Lambda = n\,U/\bar s`, so that each server would be busy a
     share :math:`U` (``utilization``) of the time if every request were served
-    once; each goes to a server chosen at random. A request needs an
-    exponentially distributed service time of mean :math:`\bar s`
-    (``service_time``). Three policies:
+    once. Each request is given two different servers chosen at random, and
+    needs an exponentially distributed service time of mean :math:`\bar s`
+    (``service_time``). Four policies:
 
-    * ``"none"``: one copy. Each server is then an M/M/1 queue with
-      :math:`\lambda = U/\bar s`, so :math:`T_q = -\ln(1-q)\,\bar s/(1-U)`.
+    * ``"none"``: one copy, to the first of its two servers: random routing.
+      Each server is then an M/M/1 queue with :math:`\lambda = U/\bar s`, so
+      :math:`T_q = -\ln(1-q)\,\bar s/(1-U)`.
+    * ``"two_choices"``: one copy, to whichever of its two servers holds
+      fewer requests (waiting or in service) when it arrives, the first on a
+      tie: the "power of two choices" (Mitzenmacher 2001), load balancing
+      without copies.
     * ``"hedged"``: if the request has not finished :math:`\delta`
       (``delay``) seconds after it arrived, a second copy joins the queue of
       another server chosen at random. The first copy to finish answers; the
@@ -595,9 +672,13 @@ def simulate_replicas(utilization, policy="none", n_servers=10, n_requests=50_00
       server told of the other; when one copy starts service the other is
       withdrawn. Cancellation is taken as instant, so no work is wasted (Dean
       and Barroso add a short delay to avoid two idle servers starting at
-      once). With two servers every request is tied to both and the pair is
-      an M/M/2 queue: :math:`\bar T = \bar s + C\,\bar s/(2(1 - U))` with
-      :math:`C = 2U^2/(1+U)`.
+      once). First come, first served, the copy that starts first is the one
+      at the server with less unfinished work when the request arrived: with
+      ``same_work=True`` a tied request is served exactly as if it had joined
+      the less-loaded of its two servers, measured in work (join the least
+      work of two). With two servers every request is tied to both and the
+      pair is an M/M/2 queue: :math:`\bar T = \bar s + C\,\bar s/(2(1 - U))`
+      with :math:`C = 2U^2/(1+U)`.
 
     With ``same_work=True`` (the default) a request needs the same service
     time on either server, its own work, so a second copy can only escape a
@@ -606,13 +687,24 @@ def simulate_replicas(utilization, policy="none", n_servers=10, n_requests=50_00
     hedged request takes :math:`\min(S_1, \delta + S_2)`. Queues start empty;
     the first ``warmup`` share of the requests is dropped from ``response``.
 
+    **Steady state.** Copies add load: the offered load, cancelled work
+    included, is :math:`U\,(1 + \text{extra work})`. If it reaches 1 the
+    queues grow for as long as the run lasts, and the percentiles grow with
+    the number of requests: they describe the run, not the system. A run is
+    reported ``steady=False`` when that load is >= 1, or when it drifts: the
+    mean response of the second half of ``response`` is at least
+    ``DRIFT_LIMIT`` (1.5) times that of the first half. The drift test is a
+    heuristic: near saturation a stable run can wander (at :math:`U = 0.95`,
+    50,000 requests, one copy, the ratio stayed between 0.66 and 1.42 over
+    20 seeds), and a barely unstable one drifts slowly.
+
     Parameters
     ----------
     utilization : float
         :math:`U`, in (0, 1): the load of the requests themselves. Hedging adds
         to it; if the total passes 1 the queues grow for the whole run (no
-        steady state), which ``busy`` near 1 reveals.
-    policy : {"none", "hedged", "tied"}, optional
+        steady state, ``steady=False``).
+    policy : {"none", "two_choices", "hedged", "tied"}, optional
     n_servers : int, optional
         Servers, whole >= 2 (default 10).
     n_requests : int, optional
@@ -637,8 +729,9 @@ def simulate_replicas(utilization, policy="none", n_servers=10, n_requests=50_00
         ``response`` (seconds), the ``delay`` used (inf for ``"none"``, 0 for
         ``"tied"``), ``copies`` (second copies sent per request),
         ``extra_work`` (server-seconds of cancelled copies over those of
-        completed ones; 0 except when hedging) and ``busy`` (measured share of
-        time the servers worked).
+        completed ones; 0 except when hedging), ``busy`` (measured share of
+        time the servers worked), ``drift`` (second half's mean response over
+        the first half's) and ``steady``.
 
     Raises
     ------
@@ -652,6 +745,9 @@ def simulate_replicas(utilization, policy="none", n_servers=10, n_requests=50_00
     ----------
     J. Dean and L. A. Barroso, "The Tail at Scale", Communications of the ACM
     56(2), 74-80 (2013), for hedged and tied requests.
+    M. Mitzenmacher, "The Power of Two Choices in Randomized Load Balancing",
+    IEEE Transactions on Parallel and Distributed Systems 12(10), 1094-1104
+    (2001), for the shorter of two queues.
 
     Examples
     --------
@@ -662,8 +758,11 @@ def simulate_replicas(utilization, policy="none", n_servers=10, n_requests=50_00
     >>> round(1e3 * float(np.mean(tied.response)))      # ms; M/M/2: 10 + 0.711 x 10 / 0.4 = 27.8 ms
     28
     >>> hedged = simulate_replicas(0.8, "hedged", seed=2)     # hedged at the p95 of "none"
-    >>> round(hedged.copies, 3), round(hedged.extra_work, 3)
-    (0.033, 0.009)
+    >>> round(hedged.copies, 3), round(hedged.extra_work, 3), hedged.steady
+    (0.033, 0.009, True)
+    >>> storm = simulate_replicas(0.9, "hedged", seed=2, delay=0.02)    # copies for most requests
+    >>> round(0.9 * (1 + storm.extra_work), 2), storm.steady            # offered load > 1: no steady state
+    (1.07, False)
     """
     u = single(check_fraction, "utilization", utilization, open_low=True, open_high=True)
     kind = check_choice("policy", policy, _POLICIES)
@@ -696,7 +795,12 @@ def simulate_replicas(utilization, policy="none", n_servers=10, n_requests=50_00
         d = 0.0 if kind == "tied" else float("inf")
     finish, done, cancelled, copies = _replica_queues(kind, times, where, service, d, servers)
     busy = (done + cancelled) / (servers * (finish.max() - arrivals[0]))
-    return ReplicaRun(finish[first:] - arrivals[first:], kind, u, d, copies / n, cancelled / done, busy)
+    response = finish[first:] - arrivals[first:]
+    half = len(response) // 2
+    drift = float(response[half:].mean() / response[:half].mean()) if half else 1.0
+    extra = cancelled / done
+    steady = bool(u * (1 + extra) < 1 and drift < DRIFT_LIMIT)
+    return ReplicaRun(response, kind, u, d, copies / n, extra, busy, drift, steady)
 
 
 #: The largest n :func:`harmonic_number` tabulates (a table of 80 MB).

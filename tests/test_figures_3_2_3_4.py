@@ -78,18 +78,40 @@ def test_hierarchy_of_a_device_without_a_documented_link(fig):
     s3_2.bandwidth_hierarchy(fig, "TPU v4")
 
 
+WORST = "NVLink in a server; beyond it, every ring hop on the network (worst case)"
+RINGS = r"beyond it, rings laid out node by node, one per port ($\alpha = 0$)"
+ALL_IB = "every all-reduce over InfiniBand, even inside the server"
+
+
 def test_tensor_parallel_placement_curves(fig):
-    ax = s3_2.tensor_parallel_placement(fig, hidden=12288)
+    ax = s3_2.tensor_parallel_placement(fig, hidden=12288, alpha=5e-6)
     lines = _lines(ax)
-    t, placed = lines["NVLink inside a server, InfiniBand beyond"]
+    t, placed = lines[WORST]
     x = sl.layout.A100_ACHIEVED_FLOPS
     link = np.where(t <= 8, 300e9, 25e9)
     np.testing.assert_allclose(placed, 1 / (1 + sl.tensor_parallel_comm_fraction(t, 12288, x, link)))
-    _, all_ib = lines["every all-reduce over InfiniBand"]
+    _, all_ib = lines[ALL_IB]
     np.testing.assert_allclose(all_ib, 1 / (1 + sl.tensor_parallel_comm_fraction(t, 12288, x, 25e9)))
-    # the numbers of the text and caption: above 0.9 inside the server, about 0.4 one step past it
+    _, rings = lines[RINGS]
+    _, rings_alpha = lines[r"the same with $\alpha = 5\ \mu$s per ring step"]
+    # the node-ordered curves are the library's multiring all-reduce, four per layer, over the layer's compute
+    for alpha, curve in ((0.0, rings), (5e-6, rings_alpha)):
+        for ti, e in zip(t, curve):
+            n = 2 * 2048 * 12288
+            nodes, per_node = max(ti // 8, 1), min(ti, 8)
+            ring = sl.multiring_allreduce_time(n, nodes, per_node, alpha, 1 / 300e9, alpha, 1 / 25e9, nics=per_node)
+            assert e == pytest.approx(1 / (1 + 4 * ring / (72 * 2048 * 12288**2 / (ti * x))), rel=1e-12)
+    # the numbers of the text and caption: above 0.9 inside the server; at 16, 0.38 worst case, 0.83 and 0.79
     assert placed[t == 8][0] > 0.9 and round(placed[t == 16][0], 2) == 0.38
+    assert [round(float(rings[t == k][0]), 2) for k in (16, 32, 64)] == [0.83, 0.70, 0.54]
+    assert [round(float(rings_alpha[t == k][0]), 2) for k in (16, 32, 64)] == [0.79, 0.59, 0.34]
+    np.testing.assert_allclose(rings[t <= 8], placed[t <= 8])          # inside the server the layouts agree
     assert 1 - all_ib[t == 8][0] > 0.4
+    styles = {line.get_label(): (line.get_color(), line.get_linestyle()) for line in ax.get_lines()}
+    assert styles[WORST] == (sl.COLORS["blue"], "-") and styles[ALL_IB] == (sl.COLORS["vermillion"], "--")
+    assert styles[RINGS] == (sl.COLORS["green"], "-.")
+    assert styles[r"the same with $\alpha = 5\ \mu$s per ring step"] == (sl.COLORS["green"], ":")
+    assert [t.get_text() for t in fig.legends[0].get_texts()][0] == WORST
 
 
 def test_tensor_parallel_placement_refuses_bad_arguments(fig):
@@ -106,11 +128,13 @@ def test_tensor_parallel_placement_refuses_bad_arguments(fig):
         s3_2.tensor_parallel_placement(fig, achieved_flops=0)
     with pytest.raises(ValueError, match="gpus_per_node"):
         s3_2.tensor_parallel_placement(fig, gpus_per_node=0)
+    with pytest.raises(ValueError, match="alpha"):
+        s3_2.tensor_parallel_placement(fig, alpha=-1e-6)
 
 
 def test_tensor_parallel_placement_draws_every_power_of_two(fig):
     ax = s3_2.tensor_parallel_placement(fig, tp_max=16)
-    t, _ = _lines(ax)["NVLink inside a server, InfiniBand beyond"]
+    t, _ = _lines(ax)[WORST]
     assert t.tolist() == [1, 2, 4, 8, 16]
 
 
@@ -199,7 +223,10 @@ def test_hedging_under_load_curves(fig):
     ax_p, ax_b = s3_4.hedging_under_load(fig, sweep)
     lines = _lines(ax_p)
     fixed_label = f"hedged, delay fixed at {1e3 * sweep['fixed_delay']:.0f} ms"
-    assert set(lines) == {"one copy", "hedged at each load's p95", fixed_label, "tied"}
+    policies = {"one copy", "shorter of two queues", "hedged at each load's p95", fixed_label, "tied"}
+    assert policies <= set(lines) <= policies | {s3_4.UNSTABLE_LABEL, "_nolegend_"}
+    choices = sl.simulate_replicas(0.8, "two_choices", n_requests=5_000, seed=0)
+    assert lines["shorter of two queues"][1][1] == pytest.approx(1e3 * np.quantile(choices.response, 0.99))
     # each curve is the library's simulation, redone here for one point
     none = sl.simulate_replicas(0.8, "none", n_requests=5_000, seed=0)
     assert lines["one copy"][1][1] == pytest.approx(1e3 * np.quantile(none.response, 0.99))
@@ -219,6 +246,40 @@ def test_hedging_under_load_curves(fig):
     assert styles["hedged at each load's p95"] == (sl.COLORS["blue"], "--")
     assert styles[fixed_label] == (sl.COLORS["purple"], "-.")
     assert styles["tied"] == (sl.COLORS["green"], ":")
+    assert styles["shorter of two queues"] == (sl.COLORS["orange"], "-")
+    markers = {line.get_label(): line.get_marker() for line in ax_p.get_lines()}
+    assert markers["one copy"] == "o" and markers["shorter of two queues"] == "v"
+
+
+def test_hedging_under_load_marks_runs_without_a_steady_state(fig):
+    """A run without a steady state gets no point on its curve: an open marker at the top edge, an arrow off
+    the axis, and one legend entry saying why; its busy share keeps an open marker too."""
+    sweep = s3_4.hedging_sweep(utilizations=[0.5, 0.8, 0.9, 0.95])
+    fixed = sweep["hedged, delay fixed at light load"]
+    assert fixed["steady"].tolist() == [True, True, False, False]
+    for name in s3_4.SWEEP_POLICIES:
+        if name != "hedged, delay fixed at light load":
+            assert sweep[name]["steady"].all(), name
+    ax_p, ax_b = s3_4.hedging_under_load(fig, sweep)
+    lines = _lines(ax_p)
+    fixed_label = f"hedged, delay fixed at {1e3 * sweep['fixed_delay']:.0f} ms"
+    y = lines[fixed_label][1]
+    assert np.isfinite(y[:2]).all() and np.isnan(y[2:]).all()      # the curve stops before the unstable runs
+    x_open, y_open = lines[s3_4.UNSTABLE_LABEL]
+    np.testing.assert_allclose(x_open, [0.9, 0.95])
+    bottom, top = ax_p.get_ylim()
+    assert np.all(y_open < top) and np.all(y_open > 0.5 * top)      # at the top edge, inside the axes
+    steady_max = max(np.nanmax(lines[n][1]) for n in lines if n not in (s3_4.UNSTABLE_LABEL, "_nolegend_"))
+    assert np.all(y_open > steady_max)                              # above every plotted value
+    opened = [line for line in ax_p.get_lines() if line.get_label() == s3_4.UNSTABLE_LABEL]
+    assert opened[0].get_markerfacecolor() == "none"
+    arrows = [a for a in ax_p.texts if getattr(a, "arrow_patch", None) is not None]
+    assert len(arrows) == 2 and all(a.xy[1] == top for a in arrows)
+    legend = fig.legends[0]
+    assert [t.get_text() for t in legend.get_texts()][-1] == s3_4.UNSTABLE_LABEL
+    assert len(legend.get_texts()) == 6
+    busy = [line for line in ax_b.get_lines() if line.get_markerfacecolor() == "white"]
+    assert len(busy) == 1 and np.allclose(busy[0].get_xdata(), [0.9, 0.95])
 
 
 def test_straggler_curves(fig):

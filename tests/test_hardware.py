@@ -416,6 +416,18 @@ def test_on_demand_rates_are_the_transcribed_ones():
         assert row.device_memory_bytes == memory
 
 
+def test_price_rows_give_memory_bandwidth_where_the_part_differs():
+    """The 40 GB A100 of p4d has 1,555 GB/s (A100 datasheet); every other row has its catalog chip's."""
+    for key, row in INSTANCE_PRICES.items():
+        if key.startswith("AWS p4d."):
+            assert row.memory_bandwidth == 1.555e12 and "1,555 GB/s" in row.notes
+        else:
+            assert row.device_memory_bandwidth is None
+            assert row.memory_bandwidth == sl.get_accelerator(row.chip).memory_bandwidth
+    p4de = INSTANCE_PRICES["AWS p4de.24xlarge, on-demand"]
+    assert p4de.memory_bandwidth == 2.039e12 and "2,039 against 1,555 GB/s" in p4de.notes
+
+
 def test_price_rows_take_compute_from_the_catalog():
     a100_40 = INSTANCE_PRICES["AWS p4d.24xlarge, on-demand"]
     assert a100_40.chip == "A100 SXM 80GB" and a100_40.peak() == 312e12      # the 40 GB A100 has the same peak
@@ -430,7 +442,10 @@ def test_price_rows_take_compute_from_the_catalog():
     (dict(usd_per_hour=0.0), ValueError, "usd_per_hour"),
     (dict(usd_per_hour="39.33"), TypeError, "usd_per_hour"),
     (dict(pricing="spot"), ValueError, "pricing"),
-    (dict(chip="B200"), ValueError, "name"),
+    (dict(chip="B200"), ValueError, r"^chip must be one of .*got 'B200'$"),
+    (dict(chip=3), TypeError, "^chip must be a string"),
+    (dict(device_memory_bandwidth=0.0), ValueError, "device_memory_bandwidth"),
+    (dict(device_memory_bandwidth="fast"), TypeError, "device_memory_bandwidth"),
     (dict(source=None), TypeError, "source"),
     (dict(instance=""), ValueError, "instance"),
 ])

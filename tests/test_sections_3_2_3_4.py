@@ -86,6 +86,78 @@ def test_tensor_parallel_numbers():
     assert "t = 16 on HDR port: rho_TP = 1.628, efficiency = 0.38" in _printed(S32)
 
 
+def _ring_efficiency(t, h=12288, alpha=0.0, x=150e12):
+    return sl.scaling_efficiency(sl.tensor_parallel_ring_fraction(t, h, x, 300e9, 25e9, alpha=alpha))
+
+
+def test_tensor_parallel_across_servers_depends_on_the_ring_layout():
+    """3.2.5: worst case (every hop on the network) against node-ordered rings, one per port, with and without
+    Section 3.8's alpha = 5 us; the reviewer's numbers, and the table the text reads them from."""
+    worst = {t: sl.scaling_efficiency(sl.tensor_parallel_comm_fraction(t, 12288, 150e12, 25e9)) for t in (16, 32, 64)}
+    assert [round(worst[t], 2) for t in (16, 32, 64)] == [0.38, 0.23, 0.13]
+    assert [round(_ring_efficiency(t), 2) for t in (16, 32, 64)] == [0.83, 0.70, 0.54]
+    assert [round(_ring_efficiency(t, alpha=5e-6), 2) for t in (16, 32, 64)] == [0.79, 0.59, 0.34]
+    assert round(_ring_efficiency(8), 2) == 0.94 and round(_ring_efficiency(8, alpha=5e-6), 2) == 0.93
+    # "keep TP inside the server" survives: every layout past the server is below NVLink's 0.94, the gap widens
+    rings = [_ring_efficiency(t) for t in (8, 16, 32, 64)]
+    assert all(a > b for a, b in zip(rings, rings[1:]))
+    # the bills of 3.2.6: 1/E
+    assert round(1 / _ring_efficiency(16), 2) == 1.20 and round(1 / _ring_efficiency(16, alpha=5e-6), 2) == 1.27
+    text = _printed(S32)
+    assert " 16        0.38                0.83              0.79" in text
+    assert " 64        0.13                0.54              0.34" in text
+    assert "t = 16, node-ordered, alpha 0 us  E = 0.83: pays for 1.20 x the GPU-hours of the work" in text
+    assert "t = 16, node-ordered, alpha 5 us  E = 0.79: pays for 1.27 x the GPU-hours of the work" in text
+    # the carry-forward bullet's "17% to 21%" and "62%"
+    assert (round(100 * (1 - _ring_efficiency(16))), round(100 * (1 - _ring_efficiency(16, alpha=5e-6)))) == (17, 21)
+    assert round(100 * (1 - worst[16])) == 62
+
+
+@pytest.mark.parametrize("t", [1, 2, 4, 8])
+@pytest.mark.parametrize("h", [4096, 12288])
+def test_ring_fraction_is_the_formula_inside_one_server(t, h):
+    """One server, no latency: the node-ordered rings are one ring on NVLink, the formula's rho_TP."""
+    lib = sl.tensor_parallel_ring_fraction(t, h, 150e12, 300e9, 25e9)
+    assert lib == pytest.approx(sl.tensor_parallel_comm_fraction(t, h, 150e12, 300e9), rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize("t", [16, 32, 64, 128])
+def test_ring_fraction_across_servers_is_the_worst_case_over_the_ports(t):
+    """While the network hop sets the pace (25 GB/s against 7 x 1/300 GB/s of NVLink forwarding), eight rings
+    carry an eighth of the worst case's bytes each: rho = worst-case rho / 8, for any width."""
+    for h in (8192, 12288):
+        worst = sl.tensor_parallel_comm_fraction(t, h, 150e12, 25e9)
+        assert sl.tensor_parallel_ring_fraction(t, h, 150e12, 300e9, 25e9) == pytest.approx(worst / 8, rel=1e-12)
+    # when NVLink is the slower hop (7 chunks at 150 GB/s = 21 GB/s < 25 GB/s), it sets the pace instead
+    slow_nvlink = sl.tensor_parallel_ring_fraction(t, 12288, 150e12, 150e9, 25e9)
+    assert slow_nvlink == pytest.approx(sl.tensor_parallel_comm_fraction(t, 12288, 150e12, 150e9 / 7) / 8, rel=1e-12)
+
+
+def test_ring_fraction_latency_and_arrays():
+    """alpha is paid 2(t - 1) times per all-reduce, four all-reduces per layer, and does not cancel with the
+    tokens; arrays broadcast; bad input is refused by name."""
+    x, h, tokens = 150e12, 12288, 2048
+    extra = sl.tensor_parallel_ring_fraction(16, h, x, 300e9, 25e9, alpha=5e-6) - \
+        sl.tensor_parallel_ring_fraction(16, h, x, 300e9, 25e9)
+    assert extra == pytest.approx(4 * 2 * 15 * 5e-6 / (72 * tokens * h**2 / (16 * x)), rel=1e-12)
+    longer = sl.tensor_parallel_ring_fraction(16, h, x, 300e9, 25e9, alpha=5e-6, tokens=4 * tokens)
+    assert longer < sl.tensor_parallel_ring_fraction(16, h, x, 300e9, 25e9, alpha=5e-6)
+    rho = sl.tensor_parallel_ring_fraction([1, 8, 16, 64], h, x, 300e9, 25e9)
+    assert rho.shape == (4,) and rho[0] == 0.0
+    with pytest.raises(ValueError, match="multiple"):
+        sl.tensor_parallel_ring_fraction(12, h, x, 300e9, 25e9)
+    for name, bad in (("hidden", 0), ("achieved_flops", -1), ("intra_bandwidth", 0), ("network_bandwidth", 0),
+                      ("alpha", -1e-6), ("tokens", 0), ("bytes_per_value", 0), ("gpus_per_node", 0)):
+        args = dict(tp=16, hidden=h, achieved_flops=x, intra_bandwidth=300e9, network_bandwidth=25e9)
+        args[name] = bad
+        with pytest.raises(ValueError, match=name):
+            sl.tensor_parallel_ring_fraction(**args)
+    with pytest.raises(ValueError, match="tp"):
+        sl.tensor_parallel_ring_fraction(0, h, x, 300e9, 25e9)
+    with pytest.raises(TypeError, match="alpha"):
+        sl.tensor_parallel_ring_fraction(16, h, x, 300e9, 25e9, alpha=[0.0, 5e-6])
+
+
 def test_traffic_table_is_printed():
     text = _printed(S32)
     assert "compute per step: 7.17 s per GPU" in text
@@ -165,35 +237,66 @@ def test_price_steps_of_3_2_6():
         assert price / memory < 1 or price / peak < 1
     text = _printed(S32)
     assert "H100 -> H200             (capacity block): price x1.10, memory x1.76, bf16 peak x1.00" in text
-    assert "A100 40 GB -> A100 80 GB (on-demand     ): price x1.25, memory x2.00, bf16 peak x1.00" in text
+    assert ("A100 40 GB -> A100 80 GB (on-demand     ): price x1.25, memory x2.00, bf16 peak x1.00,"
+            " HBM bandwidth x1.31") in text
+    # the p4de's 80 GB A100 also has faster memory: 2,039 against 1,555 GB/s
+    a, z = _price("AWS p4d.24xlarge, on-demand"), _price("AWS p4de.24xlarge, on-demand")
+    assert (a.memory_bandwidth, z.memory_bandwidth) == (1.555e12, 2.039e12)
+    assert round(z.memory_bandwidth / a.memory_bandwidth, 2) == 1.31
 
 
 def test_per_gb_and_per_flops_prices():
-    """The bigger part is cheaper per GB, and per FLOP/s where the FLOP/s grow; memory alone raises $/FLOP/s."""
+    """A same-generation memory step is cheaper per GB and dearer per FLOP/s; the generation step A100 40 GB ->
+    H100 is cheaper per FLOP/s but dearer per GB (the reviewer's 0.046 -> 0.061 and 0.069 -> 0.086), and no
+    step's price grew as fast as the larger of its gains."""
     def per_gb(k):
         return _price(k).usd_per_device_hour / (_price(k).device_memory_bytes / 1e9)
 
-    def per_flops(k):
-        return _price(k).usd_per_device_hour / _price(k).peak()
+    def per_pflops(k):
+        return _price(k).usd_per_device_hour / (_price(k).peak() / 1e15)
     assert per_gb("AWS p4de.24xlarge, on-demand") < per_gb("AWS p4d.24xlarge, on-demand")
     assert per_gb("AWS p5e.48xlarge, capacity block") < per_gb("AWS p5.48xlarge, capacity block")
+    assert per_pflops("AWS p4de.24xlarge, on-demand") > per_pflops("AWS p4d.24xlarge, on-demand")
+    assert per_pflops("AWS p5e.48xlarge, capacity block") > per_pflops("AWS p5.48xlarge, capacity block")
     for pricing in ("capacity block", "on-demand"):
-        assert per_flops(f"AWS p5.48xlarge, {pricing}") < per_flops(f"AWS p4d.24xlarge, {pricing}")
-    assert per_flops("AWS p4de.24xlarge, on-demand") > per_flops("AWS p4d.24xlarge, on-demand")
+        old, new = f"AWS p4d.24xlarge, {pricing}", f"AWS p5.48xlarge, {pricing}"
+        assert per_pflops(new) < per_pflops(old) and per_gb(new) > per_gb(old)
+    rounded = {k: (round(per_gb(k), 3), round(per_pflops(k), 2)) for k in sl.hardware.INSTANCE_PRICES}
+    assert rounded["AWS p4d.24xlarge, capacity block"] == (0.046, 5.91)
+    assert rounded["AWS p5.48xlarge, capacity block"] == (0.061, 4.97)
+    assert rounded["AWS p5e.48xlarge, capacity block"] == (0.038, 5.46)
+    assert rounded["AWS p4d.24xlarge, on-demand"] == (0.069, 8.80)
+    assert rounded["AWS p4de.24xlarge, on-demand"] == (0.043, 11.00)
+    assert rounded["AWS p5.48xlarge, on-demand"] == (0.086, 6.95)
+    text = _printed(S32)
+    assert "AWS p4d.24xlarge, capacity block       1.84   40   0.046             5.91" in text
+    assert "AWS p5.48xlarge, on-demand             6.88   80   0.086             6.95" in text
+    # the old, false sentence is gone
+    nb = nbformat.read(BOOK / f"{S32}.ipynb", as_version=4)
+    prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert "the bigger part is cheaper per GB" not in prose.lower()
+    assert "largest part on sale (192" not in prose and "the largest part in the catalog (192 GB)" in prose
 
 
 def test_holding_a_175b_model_on_h100s_and_h200s():
+    """p5 and p5e are sold as whole eight-GPU instances: one 5-GPU replica per p5, two 3-GPU replicas per p5e,
+    $39.33 against $21.63 per replica-hour (0.55); billed per GPU it would be 0.66."""
     h100, h200 = _price("AWS p5.48xlarge, capacity block"), _price("AWS p5e.48xlarge, capacity block")
+    assert h100.devices == h200.devices == 8
     n100 = sl.devices_to_hold(175e9, "infer_fp16", h100.device_memory_bytes)
     n200 = sl.devices_to_hold(175e9, "infer_fp16", h200.device_memory_bytes)
     assert (n100, n200) == (5, 3)
+    replicas100, replicas200 = h100.devices // n100, h200.devices // n200
+    assert (replicas100, replicas200) == (1, 2)
+    per100, per200 = h100.usd_per_hour / replicas100, h200.usd_per_hour / replicas200
+    assert (round(per100, 2), round(per200, 2)) == (39.33, 21.63) and round(per200 / per100, 2) == 0.55
     cost100, cost200 = n100 * h100.usd_per_device_hour, n200 * h200.usd_per_device_hour
-    assert round(cost100, 2) == 24.58 and round(cost200, 2) == 16.22
-    assert round(cost200 / cost100, 2) == 0.66                       # "about a third less"
+    assert round(cost200 / cost100, 2) == 0.66                       # the per-GPU-billing figure
     g100, g200 = sl.get_accelerator("H100"), sl.get_accelerator("H200")   # "less compute and bandwidth in total"
     assert n200 * g200.peak() < n100 * g100.peak() and n200 * g200.memory_bandwidth < n100 * g100.memory_bandwidth
     text = _printed(S32)
-    assert "3 GPUs x $5.41 = $16.22 per hour" in text and "H200s / H100s: 0.66" in text
+    assert "H200 SXM 141GB  3 GPUs per replica, 2 per instance (6 of 8 used): $43.26 per hour, $21.63 per replica" in text
+    assert "H200s / H100s per replica: 0.55 (if GPUs were billed one by one: 0.66)" in text
 
 
 def test_scale_out_pays_one_over_e():
@@ -201,7 +304,7 @@ def test_scale_out_pays_one_over_e():
     bills = [1 / sl.scaling_efficiency(sl.tensor_parallel_comm_fraction(t, 12288, x, bw))
              for t, bw in ((8, nv), (8, hdr), (16, hdr))]
     assert [round(b, 2) for b in bills] == [1.06, 1.76, 2.63]
-    assert bills[2] > 2                                              # "more than doubles it"
+    assert round(100 * (bills[2] - 1)) == 163                        # "163% in the worst case"
     text = _printed(S32)
     assert "E = 0.38: pays for 2.63 x the GPU-hours of the work" in text
 
@@ -275,17 +378,51 @@ def test_hedging_under_load_in_the_notebook():
     assert "delay: 140 ms (p95 at U = 0.8), 37 ms (p95 at U = 0.2)" in text
     assert "M/M/1 formula      35    230    345" in text
     assert "none               35    244    331    0.0%   0.0%   80%" in text
+    assert "shorter of two     16     81    112    0.0%   0.0%   80%" in text
     assert "hedged, p95        35    163    196    3.2%   0.9%   80%" in text
     assert "hedged, fixed      42    123    153   56.3%  13.4%   90%" in text
     assert "tied               14     61     83  100.0%   0.0%   80%" in text
     assert "simulated mean 28.0 ms, M/M/2 27.8 ms, one M/M/1 server 50 ms" in text
+    assert ("ten servers at U = 0.8, mean in ms: none 48.9, shorter of two 21.0, tied 17.3;"
+            " one queue for all ten (M/M/10) 12.0") in text
     assert "same_work=True : p99   51 ms -> hedged   50 ms" in text
     assert "same_work=False: p99   51 ms -> hedged   42 ms" in text
-    # the sweep: the fixed timer still helps at 85% load and fails at 90% and 95%
-    assert " 0.10        51         50           50     47          10%             3%" in text
-    assert " 0.85       311        214          197     68          96%            77%" in text
-    assert " 0.90       435        338        1,257     80         100%            98%" in text
-    assert " 0.95       747        599        3,772    109         100%            99%" in text
+    # the sweep: the fixed timer still helps at 85% load; at 90% and 95% it has no steady state
+    assert " 0.10        51       47         50           50     47          10%             3%" in text
+    assert " 0.85       311       90        214          197     68          96%            77%" in text
+    assert " 0.90       435      109        338     unstable     80         100%            98%" in text
+    assert " 0.95       747      142        599     unstable    109         100%            99%" in text
+    # ... whose p99 grows with the run: 1.26 s, 2.88 s, 4.55 s, while one copy stays near 0.5 s
+    assert "   50,000  1.26 s  1.022    2.0    False   0.43 s    True" in text
+    assert "  100,000  2.88 s  1.021    2.1    False   0.55 s    True" in text
+    assert "  200,000  4.55 s  1.021    2.7    False   0.51 s    True" in text
+
+
+def test_fixed_timer_does_at_least_as_well_as_the_retuned_one_up_to_85_percent():
+    """Cell 41: "Up to 85% load the timer fixed at light load does at least as well as the re-tuned one" (to the
+    printed ms), and past it has no steady state while the others keep theirs."""
+    sweep = sl.figures.s3_4.hedging_sweep()
+    loads = sweep["utilization"]
+    fixed, tuned = sweep["hedged, delay fixed at light load"], sweep["hedged at each load's p95"]
+    upto = loads <= 0.85
+    assert np.all(np.round(1e3 * fixed["p99"][upto]) <= np.round(1e3 * tuned["p99"][upto]))
+    assert fixed["steady"].tolist() == list(upto)
+    for name in sl.figures.s3_4.SWEEP_POLICIES:
+        if name != "hedged, delay fixed at light load":
+            assert sweep[name]["steady"].all()
+
+
+def test_section_3_4_no_longer_quotes_unsteady_percentiles():
+    """The fixed-delay hedge at 90% and 95% load has no steady state: the prose must not quote its p99 as a
+    value (the old 1.3 s, 3.8 s, "past 3 seconds"), and must say that "none" routes at random."""
+    nb = nbformat.read(BOOK / f"{S34}.ipynb", as_version=4)
+    prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    captions = "\n".join(str(c.metadata.get("mystnb", {})) for c in nb.cells)
+    for stale in ("1.3 s", "3.8 s", "past 3 seconds"):
+        assert stale not in prose and stale not in captions
+    assert "routed at random" in prose and "shorter of two queues" in prose
+    assert "less-loaded of its two servers" in prose or "less-loaded of two" in prose
+    assert "oracle" in prose                                            # the p95 delay of cell 37
 
 
 def test_sweep_of_figure_3_4_3_matches_the_table_at_80_percent():
@@ -296,6 +433,8 @@ def test_sweep_of_figure_3_4_3_matches_the_table_at_80_percent():
     assert round(1e3 * sweep["hedged at each load's p95"]["p99"][0]) == 163
     assert round(1e3 * sweep["hedged, delay fixed at light load"]["p99"][0]) == 123
     assert round(1e3 * sweep["tied"]["p99"][0]) == 61
+    assert round(1e3 * sweep["shorter of two queues"]["p99"][0]) == 81
+    assert all(sweep[name]["steady"][0] for name in sl.figures.s3_4.SWEEP_POLICIES)
 
 
 def test_fixed_and_per_sequence_serving_costs_move_the_ratio_apart():
@@ -327,12 +466,33 @@ def test_exercise_answers_are_what_the_solutions_say():
     assert expected_answer("ex-3-2-1a") == 208.0 and expected_answer("ex-3-2-1d") == 2
     assert expected_answer("ex-3-2-2b") == [12, 12, 7, 5]
     assert [round(t, 1) for t in expected_answer("ex-3-2-3a")] == [4.2, 31.1, 280.0]
-    assert [round(e, 2) for e in expected_answer("ex-3-2-4a")] == [0.91, 0.47, 0.29]
+    assert [round(e, 2) for e in expected_answer("ex-3-2-4a")] == [0.91, 0.47, 0.29]      # the worst case
+    assert round(expected_answer("ex-3-2-4b"), 3) == 0.766 and expected_answer("ex-3-2-4c") == "tp8 pp2"
     assert expected_answer("ex-3-4-2c") == pytest.approx(1 - math.log(100) / 10)
     assert round(expected_answer("ex-3-4-3a"), 3) == 0.634
     assert round(expected_answer("ex-3-4-3c"), 5) == 0.00995
     assert [round(x) for x in expected_answer("ex-3-4-4d")] == [334, 309]
     assert expected_answer("ex-3-4-5c") == 52
+
+
+def test_ex_3_2_4_node_ordered_rings():
+    """(b) is the worst case's rho over 8 (0.77, printed 0.766); (c) tp8 pp2 still wins, narrowly (0.82 against
+    0.77), and with alpha = 5 us on both (0.80 against 0.69); a worst-case or latency answer to (b) is refused."""
+    from scalinglib import check
+
+    worst16 = sl.tensor_parallel_comm_fraction(16, 8192, 150e12, 25e9)
+    assert expected_answer("ex-3-2-4b") == pytest.approx(1 / (1 + worst16 / 8), rel=1e-12)
+    assert check("ex-3-2-4b", 0.77).correct and check("ex-3-2-4b", 0.766).correct
+    for wrong in (0.29, 0.69, 0.87):          # worst case; with alpha; rho over 16
+        assert not check("ex-3-2-4b", wrong).correct
+    bubble = sl.pipeline_bubble_fraction(2, 8)
+    nv, ib = 300e9, 25e9
+    pipeline = sl.scaling_efficiency(sl.tensor_parallel_comm_fraction(8, 8192, 150e12, nv) + bubble)
+    assert round(pipeline, 2) == 0.82 and 0 < pipeline - expected_answer("ex-3-2-4b") < 0.06
+    e16 = sl.scaling_efficiency(sl.tensor_parallel_ring_fraction(16, 8192, 150e12, nv, ib, alpha=5e-6))
+    e8 = sl.scaling_efficiency(sl.tensor_parallel_ring_fraction(8, 8192, 150e12, nv, ib, alpha=5e-6) + bubble)
+    assert (round(e16, 2), round(e8, 2)) == (0.69, 0.80)
+    assert "with alpha = 5 us: tp16 E = 0.689, tp8 pp2 E = 0.798" in _printed(S32)
 
 
 def test_section_3_4_hints_use_the_chapter_notation():

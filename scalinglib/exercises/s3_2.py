@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..hardware import LINKS, get_accelerator
 from ..layout import A100_ACHIEVED_FLOPS, pipeline_bubble_fraction, scaling_efficiency, tensor_parallel_comm_fraction
 from ..memory import devices_to_hold, kv_cache_bytes, model_bytes
+from ..placement import tensor_parallel_ring_fraction
 from .core import Part, register
 
 #: Exercise 3.2.1: a 13B model; serving 16 sequences of 4,096 tokens with 40 layers, 40 KV heads of width 128.
@@ -40,11 +41,20 @@ def transfer_times_ms():
 
 
 def tp_efficiencies():
-    """Efficiency of 8-way TP on NVLink 3, 8-way TP over InfiniBand HDR, 16-way TP spanning two servers."""
+    """Efficiency of 8-way TP on NVLink 3, 8-way TP over InfiniBand HDR, 16-way TP spanning two servers, all in
+    the formula's worst case for the network (every ring hop on an HDR port)."""
     nvlink = get_accelerator("A100").link_bandwidth
     hdr = LINKS["InfiniBand HDR"].bandwidth
     return [scaling_efficiency(tensor_parallel_comm_fraction(t, HIDDEN, A100_ACHIEVED_FLOPS, bw))
             for t, bw in ((8, nvlink), (8, hdr), (16, hdr))]
+
+
+def tp16_ring_efficiency():
+    """16-way TP over two servers with node-ordered rings, one per HDR port (alpha = 0): a ring crosses the
+    network once per server and eight rings share the bytes, so rho is the worst case's over 8."""
+    rho = tensor_parallel_ring_fraction(16, HIDDEN, A100_ACHIEVED_FLOPS, get_accelerator("A100").link_bandwidth,
+                                        LINKS["InfiniBand HDR"].bandwidth)
+    return scaling_efficiency(rho)
 
 
 def tp8_pp2_efficiency(microbatches=8):
@@ -125,13 +135,21 @@ register(
         kind="numbers",
         rel_tol=1e-2,
         hint="E = 1 / (1 + rho), rho = (2/9)(t - 1) X beta_link / h; X = 150e12, h = 8192, "
-        "beta_link = 1/300e9 or 1/25e9 seconds per byte.",
+        "beta_link = 1/300e9 or 1/25e9 seconds per byte (the worst case: every hop on the network).",
     ),
     Part(
         "ex-3-2-4b",
-        lambda: "tp8 pp2" if tp8_pp2_efficiency() > tp_efficiencies()[2] else "tp16",
+        tp16_ring_efficiency,
+        rel_tol=1e-2,
+        hint="With eight rings, one per port, each port carries 1/8 of the worst case's bytes: take rho of "
+        "t = 16 on HDR from (a), divide it by 8, then E = 1 / (1 + rho).",
+    ),
+    Part(
+        "ex-3-2-4c",
+        lambda: "tp8 pp2" if tp8_pp2_efficiency() > tp16_ring_efficiency() else "tp16",
         kind="choice",
         choices=("tp16", "tp8 pp2"),
-        hint="Price the pipeline option as rho_TP (8-way, on NVLink) plus the bubble (p - 1)/m with p = 2, m = 8.",
+        hint="Price the pipeline option as rho_TP (8-way, on NVLink) plus the bubble (p - 1)/m with p = 2, m = 8, "
+        "and compare its efficiency with (b).",
     ),
 )

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import check_positive, check_whole, single, single_whole
+from .._validate import check_nonnegative, check_positive, check_whole, single, single_whole
 from ..hardware import CATALOG, LINKS, get_accelerator
 from ..layout import A100_ACHIEVED_FLOPS, tensor_parallel_comm_fraction
 from ..memory import BYTES_PER_PARAM, devices_to_hold
+from ..placement import tensor_parallel_ring_fraction
 from ..plots import COLORS, IDEAL, log2_axis, style_axes
 
 #: GPUs per server in the catalog (every GPU entry has devices_per_node == 8): the line drawn in devices_needed.
@@ -129,38 +130,50 @@ def tp_link(tp, gpus_per_node=8, nvlink=300e9, network=None):
 
 
 def tensor_parallel_placement(fig, hidden=12288, achieved_flops=A100_ACHIEVED_FLOPS, gpus_per_node=8,
-                              tp_max=64):
-    """Scaling efficiency 1/(1 + rho_TP) against the tensor-parallel degree t = 1, 2, 4, ..., ``tp_max``, when
-    the group stays on NVLink up to one server and must cross InfiniBand HDR beyond it; with the
-    all-InfiniBand case for comparison. Returns the axes.
+                              tp_max=64, alpha=5e-6):
+    """Scaling efficiency 1/(1 + rho_TP) against the tensor-parallel degree t = 1, 2, 4, ..., ``tp_max``, on A100
+    servers of ``gpus_per_node`` (NVLink 3 inside, one InfiniBand HDR port per GPU), priced three ways once the
+    group spans servers: the worst case, every ring hop on one network port (the formula with beta_link of the
+    port); rings laid out node by node, one per port (:func:`scalinglib.placement.tensor_parallel_ring_fraction`),
+    without latency and with ``alpha`` seconds per ring step; and, for comparison, every all-reduce over
+    InfiniBand even inside the server. Returns the axes.
 
     ``tp_max`` must be a power of two >= 2; ``hidden`` and ``achieved_flops`` numbers > 0; ``gpus_per_node``
-    a whole number >= 1 (ValueError otherwise, TypeError for an array)."""
+    a whole number >= 1; ``alpha`` >= 0 (ValueError otherwise, TypeError for an array)."""
     h = single(check_positive, "hidden", hidden)
     x = single(check_positive, "achieved_flops", achieved_flops)
     gpus_per_node = single_whole("gpus_per_node", gpus_per_node)
     top = single_whole("tp_max", tp_max, 2)
+    a = single(check_nonnegative, "alpha", alpha)
     if top & (top - 1):
         raise ValueError(f"tp_max must be a power of two >= 2 (the axis doubles t); got {top}")
     t = 2 ** np.arange(top.bit_length())
+    t = t[(t <= gpus_per_node) | (t % gpus_per_node == 0)]
     nvlink = get_accelerator("A100").link_bandwidth
     ib = LINKS["InfiniBand HDR"].bandwidth
     placed = 1 / (1 + tensor_parallel_comm_fraction(t, h, x, tp_link(t, gpus_per_node, nvlink, ib)))
+    rings = 1 / (1 + tensor_parallel_ring_fraction(t, h, x, nvlink, ib, gpus_per_node=gpus_per_node))
+    rings_alpha = 1 / (1 + tensor_parallel_ring_fraction(t, h, x, nvlink, ib, gpus_per_node=gpus_per_node,
+                                                         alpha=a))
     all_ib = 1 / (1 + tensor_parallel_comm_fraction(t, h, x, ib))
     ax = style_axes(fig.subplots())
     ax.plot(t, placed, marker="o", markersize=4, color=COLORS["blue"],
-            label="NVLink inside a server, InfiniBand beyond")
+            label="NVLink in a server; beyond it, every ring hop on the network (worst case)")
+    ax.plot(t, rings, marker="D", markersize=3.5, color=COLORS["green"], linestyle="-.",
+            label=r"beyond it, rings laid out node by node, one per port ($\alpha = 0$)")
+    ax.plot(t, rings_alpha, marker="D", markersize=3.5, color=COLORS["green"], linestyle=":",
+            label=rf"the same with $\alpha = {a * 1e6:g}\ \mu$s per ring step")
     ax.plot(t, all_ib, marker="s", markersize=3.5, color=COLORS["vermillion"], linestyle="--",
-            label="every all-reduce over InfiniBand")
+            label="every all-reduce over InfiniBand, even inside the server")
     ax.axvline(gpus_per_node, color=COLORS["grey"], linestyle=":", linewidth=1.3)
-    ax.annotate(f"one server\n({gpus_per_node} GPUs)", (gpus_per_node, 0.08), xytext=(5, 0),
-                textcoords="offset points", fontsize=8, color=COLORS["grey"])
+    ax.annotate(f"one server\n({gpus_per_node} GPUs)", (gpus_per_node, 0.03), xytext=(4, 0),
+                textcoords="offset points", ha="left", va="bottom", fontsize=8, color=COLORS["grey"])
     ax.axhline(1.0, **IDEAL)
     log2_axis(ax, "x")
     ax.set_ylim(0, 1.05)
     ax.set_xlabel("tensor-parallel degree t")
     ax.set_ylabel(r"efficiency $1/(1 + \rho_\mathrm{TP})$")
-    ax.set_title(f"hidden size {h:,g}, {x / 1e12:g} TFLOP/s sustained per GPU",
-                 fontsize=9.5, fontweight="normal")
-    ax.legend(loc="lower left", fontsize=8)
+    ax.set_title(f"hidden size {h:,g}, {x / 1e12:g} TFLOP/s sustained per GPU, NVLink 3 and one HDR port per GPU",
+                 fontsize=9, fontweight="normal")
+    fig.legend(handles=ax.get_lines()[:4], loc="outside lower center", ncols=1, fontsize=7.5)
     return ax
