@@ -4,7 +4,8 @@ For every page of the book: nothing is requested from outside the site, no
 script of the site logs an error, the math is typeset, every image has loaded
 and carries alt text, and every slider, moved with the keyboard, shows a
 different figure. Run after the book is built (``make test`` does both). The
-timings and page weights go to ``_build/site-report.json``.
+timings and page weights (the page's HTML, each slider's saved widget state, the bytes the browser
+fetched) go to ``_build/site-report.json``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import hashlib
 import http.server
 import json
 import os
+import re
 import shutil
 import statistics
 import threading
@@ -33,6 +35,8 @@ CHROMIUM_FLAGS = [
 ]
 # Messages that libraries print on the console but that are not errors of the site.
 BENIGN_CONSOLE = ("allowUnionTypes",)
+# Every frame of a slider is saved in its page; a slider heavier than this needs a smaller grid or smaller frames.
+SLIDER_BUDGET_BYTES = 400_000
 
 
 def _pages() -> list[str]:
@@ -106,6 +110,33 @@ class PageWatch:
             self.errors.append(f"console: {message.text}")
 
 
+_WIDGET_STATE = re.compile(r'<script type="application/vnd.jupyter.widget-state\+json">(.*?)</script>', re.S)
+_MODEL_REF = re.compile(r"IPY_MODEL_([0-9a-f]+)")
+
+
+def slider_state_bytes(html: str) -> list[int]:
+    """Bytes of saved widget state that each slider widget of a page carries (its frames, stacks, links
+    and layouts), in page order: what a reader downloads for that slider."""
+    found = _WIDGET_STATE.search(html)
+    if not found:
+        return []
+    state = json.loads(found.group(1))["state"]
+    children = {k: set(_MODEL_REF.findall(json.dumps(v["state"]))) for k, v in state.items()}
+    referenced = set().union(*children.values())
+    roots = [k for k, v in state.items() if v["model_name"] == "VBoxModel" and k not in referenced]
+    roots.sort(key=lambda k: html.find(k, found.end()))
+    sizes = []
+    for root in roots:
+        seen, todo = set(), [root]
+        while todo:
+            k = todo.pop()
+            if k not in seen and k in state:
+                seen.add(k)
+                todo.extend(children[k])
+        sizes.append(sum(len(json.dumps(state[k])) for k in seen))
+    return sizes
+
+
 def _open(browser, site_url, name):
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     watch = PageWatch(page, site_url)
@@ -163,8 +194,12 @@ def test_index_leads_to_the_introduction(browser, site_url):
 @pytest.mark.parametrize("name", PAGES)
 def test_page_is_self_contained_and_clean(opened, name):
     page, watch = opened(name)
-    html_bytes = (SITE / name).stat().st_size
-    _report["pages"].setdefault(name, {}).update(html_bytes=html_bytes, transferred_bytes=watch.bytes)
+    html = (SITE / name).read_text(encoding="utf-8")
+    _report["pages"].setdefault(name, {}).update(html_bytes=(SITE / name).stat().st_size,
+                                                 slider_state_bytes=slider_state_bytes(html),
+                                                 transferred_bytes=watch.bytes)
+    heavy = [size for size in _report["pages"][name]["slider_state_bytes"] if size > SLIDER_BUDGET_BYTES]
+    assert not heavy, f"sliders over the {SLIDER_BUDGET_BYTES:,}-byte budget: {heavy}"
     assert watch.outside == [], f"requests leaving the site: {watch.outside}"
     assert watch.failed == [], f"failed requests: {watch.failed}"
     assert watch.errors == [], f"errors: {watch.errors}"
