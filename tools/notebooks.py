@@ -18,6 +18,9 @@ from pathlib import Path
 
 import nbformat
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import nbnormalise  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
 
@@ -51,6 +54,7 @@ def execute(paths: list[Path]) -> int:
             cell.get("metadata", {}).pop("execution", None)
         if not _has_widgets(nb):
             nb.metadata.pop("widgets", None)
+        nbnormalise.normalise(nb)
         nbformat.write(nb, path)
         print(f"executed {path.relative_to(ROOT)} in {time.perf_counter() - start:.1f} s")
     return 1 if failures else 0
