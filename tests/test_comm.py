@@ -433,115 +433,88 @@ def test_section_3_8_c_log2_k_is_a_tree():
     assert Ks[ring.argmin()] == 307 and round(1 / ring.min(), 2) == 15.12
 
 
-def test_section_3_8_training_step_numbers():
-    beta_ndr = 1 / sl.LINKS["InfiniBand NDR"].bandwidth
-    x, n_model = 150e12, 13e9
-    thresholds = [sl.collective_time("allreduce", 2 * n_model, d, 0.0, beta_ndr) * x / (4 * n_model)
-                  for d in (8, 64, 1024)]
-    assert [round(v) for v in thresholds] == [2625, 2953, 2997]
-    # a 13B replica is four GPUs; each all-reduces its quarter and does a quarter of the backward pass: t cancels
-    assert sl.devices_to_hold(n_model, "train_mixed_adam", 80e9, usable_fraction=0.8) == 4
-    quarter = [sl.collective_time("allreduce", 2 * n_model / 4, d, 0.0, beta_ndr) * 4 * x / (4 * n_model)
-               for d in (8, 64, 1024)]
-    np.testing.assert_allclose(quarter, thresholds)
-    assert [round(sl.collective_time("allreduce", 2 * n_model / 4, d, 0.0, beta_ndr), 3)
-            for d in (8, 64, 1024)] == [0.227, 0.256, 0.26]
-    t_ar = sl.collective_time("allreduce", 2 * n_model / 4, 64, 0.0, beta_ndr)
-    backward, compute = 4 * n_model * 2048 / (4 * x), 6 * n_model * 2048 / (4 * x)
-    rho = (t_ar - backward) / compute
-    assert (round(t_ar, 3), round(backward, 3), round(t_ar - backward, 3), round(compute, 3)) == (0.256, 0.177, 0.078,
-                                                                                                0.266)
-    assert round(rho, 3) == 0.295 and round(sl.scaling_efficiency(rho), 3) == 0.772
-    # tensor parallelism: the collective model gives Section 3.3's 0.0633
-    assert round(sl.tensor_parallel_comm_fraction(8, 12288), 4) == 0.0633
-    assert round(2 * 2048 * 12288 / 1e6) == 50                         # MB per all-reduce
-    ndr_ratio = sl.tensor_parallel_comm_fraction(8, 12288, 150e12, sl.LINKS["InfiniBand NDR"].bandwidth)
-    assert round(ndr_ratio / sl.tensor_parallel_comm_fraction(8, 12288)) == 6 and ndr_ratio > 1 / 3
+# --- 3.8.7: a training step on the hardware of Section 3.3's layout model -----------------------------
+
+X_A100 = sl.layout.A100_ACHIEVED_FLOPS
+BETA_HDR = 1 / sl.LINKS["InfiniBand HDR"].bandwidth
+BETA_NVL3 = 1 / sl.LINKS["NVLink 3 (A100)"].bandwidth
 
 
-def test_section_3_8_hierarchy_numbers():
-    """13B bf16 gradients over 4 nodes of 8 H100s, one NDR port per GPU, alpha = 5 us: the naive ring 1.008 s,
-    eight node-ordered rings 0.126 s (8.0x, and the reviewer's 2(p-1) alpha + 2(p-1)/p (n/8) beta), the hierarchy
-    0.199 s = 0.101 s inside + 0.098 s across; who wins at 8, 4, 2, 1 ports; equal at 75 MB."""
-    beta_ndr, beta_nv = 1 / sl.LINKS["InfiniBand NDR"].bandwidth, 1 / sl.LINKS["NVLink 4 (H100)"].bandwidth
-    n, m, g, p = 2 * 13e9, 4, 8, 32
-    naive = sl.collective_time("allreduce", n, p, ALPHA, beta_ndr)
-    rings = sl.multiring_allreduce_time(n, m, g, ALPHA, beta_nv, ALPHA, beta_ndr)
-    layered = sl.hierarchical_allreduce_time(n, m, g, ALPHA, beta_nv, ALPHA, beta_ndr)
-    assert math.isclose(rings, 2 * (p - 1) * ALPHA + 2 * (p - 1) / p * (n / 8) * beta_ndr)
-    assert (round(naive, 3), round(rings, 3), round(layered, 3)) == (1.008, 0.126, 0.199)
-    assert round(naive / rings, 1) == 8.0
-    inside = sl.collective_time("reduce_scatter", n, g, ALPHA, beta_nv) + sl.collective_time("allgather", n, g,
-                                                                                            ALPHA, beta_nv)
-    assert (round(inside, 3), round(layered - inside, 3)) == (0.101, 0.098)
-    assert 7 * 50e9 < 450e9                                   # NVLink keeps pace with seven rings' chunks
-    # hiding thresholds with the naive ring and with the node-ordered rings (X = 150 TFLOP/s)
-    assert (round(naive * 150e12 / (4 * 13e9)), round(rings * 150e12 / (4 * 13e9))) == (2907, 364)
-    winners = {}
-    for k in (8, 4, 2, 1):
-        t_b = sl.multiring_allreduce_time(n, m, g, ALPHA, beta_nv, ALPHA, beta_ndr, nics=k)
-        t_c = sl.hierarchical_allreduce_time(n, m, g, ALPHA, beta_nv, ALPHA, beta_ndr, nics=k)
-        winners[k] = ("hierarchical" if t_c < t_b else "rings", round(t_b, 3), round(t_c, 3))
-    assert winners == {8: ("rings", 0.126, 0.199), 4: ("rings", 0.252, 0.296),
-                       2: ("hierarchical", 0.504, 0.491), 1: ("hierarchical", 1.008, 0.881)}
-
-    def gap(size):
-        return (sl.hierarchical_allreduce_time(size, m, g, ALPHA, beta_nv, ALPHA, beta_ndr)
-                - sl.multiring_allreduce_time(size, m, g, ALPHA, beta_nv, ALPHA, beta_ndr))
-
-    assert gap(74e6) < 0 < gap(76e6)                            # equal at about 75 MB
-    assert gap(1e6) < 0 and gap(10e6) < 0 and gap(1e9) > 0
-    assert (2 * (p - 1), 2 * (m - 1) + 2 * (g - 1)) == (62, 20)
+def _t_ar(n_params, dp, tp, pp):
+    """One GPU's gradient all-reduce: its 1/(tp) of the bf16 gradients over its data-parallel group, which has
+    min(dp, 8/t) members (and ports) per node, rings laid out node by node, alpha = 5 us."""
+    per_node = min(dp, 8 // tp)
+    return sl.multiring_allreduce_time(2 * n_params / (tp * pp), dp // per_node, per_node, ALPHA, BETA_NVL3, ALPHA,
+                                       BETA_HDR, nics=per_node)
 
 
-def test_section_3_8_hierarchy_depends_on_the_node_count():
-    """26 GB over m nodes of 8 H100s: the hierarchy's byte advantage fades with m (one port: it wins at 2, 4, 8
-    nodes, barely at 8, and loses from 16; two ports: up to 4; four ports: only at 2), while with eight ports the
-    size below which it wins grows, 41, 75, 147, 290, 1,154 MB at 2, 4, 8, 16, 64 nodes."""
-    beta_ndr, beta_nv = 1 / sl.LINKS["InfiniBand NDR"].bandwidth, 1 / sl.LINKS["NVLink 4 (H100)"].bandwidth
-    n, g, ms = 2 * 13e9, 8, (2, 4, 8, 16, 64)
-
-    def ratio(m, k, size=n):
-        return (sl.hierarchical_allreduce_time(size, m, g, ALPHA, beta_nv, ALPHA, beta_ndr, nics=k)
-                / sl.multiring_allreduce_time(size, m, g, ALPHA, beta_nv, ALPHA, beta_ndr, nics=k))
-
-    wins = {k: [m for m in ms if ratio(m, k) < 1] for k in (1, 2, 4, 8)}
-    assert wins == {1: [2, 4, 8], 2: [2, 4], 4: [2], 8: []}
-    assert round(ratio(8, 1), 3) == 0.987                       # barely
-    assert [round(ratio(m, 1), 3) for m in ms] == [0.637, 0.874, 0.987, 1.042, 1.079]
-    # the byte factors both tend to 2
-    assert [round(2 * (m - 1) / m, 3) for m in ms] == [1.0, 1.5, 1.75, 1.875, 1.969]
-    assert [round(2 * (m * g - 1) / (m * g), 3) for m in ms] == [1.875, 1.938, 1.969, 1.984, 1.996]
-    # eight ports: the crossover size grows with m (both times are straight lines in n)
-    equal = []
-    for m in ms:
-        rings = [sl.multiring_allreduce_time(v, m, g, ALPHA, beta_nv, ALPHA, beta_ndr) for v in (0.0, 1e9)]
-        layered = [sl.hierarchical_allreduce_time(v, m, g, ALPHA, beta_nv, ALPHA, beta_ndr) for v in (0.0, 1e9)]
-        size = (layered[0] - rings[0]) / ((rings[1] - rings[0]) / 1e9 - (layered[1] - layered[0]) / 1e9)
-        equal.append(size)
-        assert ratio(m, 8, 0.99 * size) < 1 < ratio(m, 8, 1.01 * size)
-    assert [round(v / 1e6) for v in equal] == [41, 75, 147, 290, 1154]
-    assert all(b > a for a, b in zip(equal, equal[1:]))
+def _rho_dp(n_params, lay, seq=2048):
+    split = lay.tp * lay.pp
+    exposed = max(0.0, _t_ar(n_params, lay.dp, lay.tp, lay.pp) - 4 * n_params * seq / (split * X_A100))
+    return exposed / (6 * n_params * lay.microbatches * seq / (split * X_A100))
 
 
-def test_section_3_8_who_shares_a_node():
-    """With t-way tensor parallelism in a node of 8, a data-parallel group has 8/t GPUs (and ports) per node:
-    node-ordered rings divide tau* by 8/t, not 8."""
-    beta_ndr, beta_nv = 1 / sl.LINKS["InfiniBand NDR"].bandwidth, 1 / sl.LINKS["NVLink 4 (H100)"].bandwidth
-    n, x, n_model, nodes, g = 2 * 13e9, 150e12, 13e9, 4, 8
-    rows = {}
+def test_section_3_8_7_hardware_is_section_3_3s():
+    assert (X_A100, 1 / BETA_NVL3, 1 / BETA_HDR) == (150e12, 300e9, 25e9) == (
+        150e12, sl.layout.A100_NVLINK_BANDWIDTH, 25e9)
+    assert s3_8.EXAMPLE_ALPHA == ALPHA
+    assert 7 * 25e9 < 300e9          # NVLink keeps pace with seven rings' chunks: the port sets the pace
+
+
+def test_section_3_8_7_tensor_parallel_numbers():
+    """Four ring all-reduces of 2bLh bytes per layer (t = 8, h = 12,288, one 2,048-token sequence): 6% of the
+    layer's compute on NVLink 3, 76% over one HDR port; each all-reduce moves 50 MB."""
+    t, h, seq = 8, 12288, 2048
+    layer = 72 * seq * h**2 / (t * X_A100)
+    ratios = [4 * sl.collective_time("allreduce", 2 * seq * h, t, 0.0, b, algorithm="ring") / layer
+              for b in (BETA_NVL3, BETA_HDR)]
+    assert [round(r, 3) for r in ratios] == [0.063, 0.760]
+    assert round(ratios[0], 4) == round(sl.tensor_parallel_comm_fraction(t, h), 4) == 0.0633   # Section 3.2's
+    assert round(2 * seq * h / 1e6) == 50
+
+
+def test_section_3_8_7_hiding_threshold_by_tensor_parallel_degree():
+    """13B, 256 replicas: a flat ring needs about 6,000 tokens whatever t; rings laid out by node take 0.262 s for
+    every t, so B_rep* = 754 t (754, 1,509, 3,018, 6,035), and the closed form (d-1)/d (t/g) b_p X beta / 2 is close."""
+    n, d, g = 13e9, 256, 8
+    flat, by_node, times = [], [], []
     for t in (1, 2, 4, 8):
-        d, per = nodes * g // t, g // t
-        by_node = sl.multiring_allreduce_time(n / t, nodes, per, ALPHA, beta_nv, ALPHA, beta_ndr, nics=per)
-        flat = sl.collective_time("allreduce", n / t, d, ALPHA, beta_ndr, algorithm="ring")
-        rows[t] = (round(by_node, 3), round(by_node * t * x / (4 * n_model)), round(flat, 3),
-                   round(flat * t * x / (4 * n_model)), round(flat / by_node, 1))
-    assert rows == {1: (0.126, 364, 1.008, 2907, 8.0), 2: (0.122, 704, 0.488, 2813, 4.0),
-                    4: (0.114, 1313, 0.228, 2626, 2.0), 8: (0.098, 2251, 0.098, 2251, 1.0)}
-    # Section 3.3's hardware for its flat zone: A100 NVLink 3, one HDR port per GPU, t = 4, 256 replicas
-    a100 = sl.multiring_allreduce_time(n / 4, 128, 2, ALPHA, 1 / sl.LINKS["NVLink 3 (A100)"].bandwidth, ALPHA,
-                                       1 / sl.LINKS["InfiniBand HDR"].bandwidth, nics=2)
-    assert round(a100 * 4 * x / (4 * n_model)) == 3018 > 2048
+        f = sl.collective_time("allreduce", 2 * n / t, d, ALPHA, BETA_HDR, algorithm="ring")
+        r = _t_ar(n, d, t, 1)
+        flat.append(round(f * t * X_A100 / (4 * n)))
+        by_node.append(round(r * t * X_A100 / (4 * n)))
+        times.append(round(r, 3))
+        assert r * t * X_A100 / (4 * n) == pytest.approx((d - 1) / d * t / g * 2 * X_A100 * BETA_HDR / 2, rel=0.01)
+    assert flat == [5984, 5991, 6006, 6035]
+    assert by_node == [754, 1509, 3018, 6035]
+    assert times == [0.262] * 4
+    assert round(flat[0] / by_node[0]) == 8
+    # the flat-ring closed form, alpha ignored: N, t and p cancel
+    assert round((d - 1) / d * 2 * X_A100 * BETA_HDR / 2) == 5977
+
+
+def test_section_3_8_7_gradient_all_reduce_in_section_3_3s_layouts():
+    sizes = (2 ** np.arange(3, 15)).tolist()
+    rows = {g: sl.parallel_layout(g, 13e9, 4e6, 4e6) for g in sizes}
+    rho = {g: _rho_dp(13e9, lay) for g, lay in rows.items()}
+    e_with = {g: float(sl.scaling_efficiency(lay.tp_fraction + lay.bubble_fraction + rho[g]))
+              for g, lay in rows.items()}
+    # 8 GPUs: both replicas in one node, NVLink: it hides
+    assert rows[8].dp == 2 and rho[8] == 0.0
+    # 16 to 1,024 GPUs: t = 4, two members per node, B_rep* about 3,000 > 2,048 tokens
+    assert all((rows[g].tp, rows[g].pp, rows[g].microbatches) == (4, 1, 4) for g in sizes if 16 <= g <= 1024)
+    assert round(_t_ar(13e9, 256, 4, 1) * 4 * X_A100 / (4 * 13e9)) == 3018 > 2048
+    assert round(rho[1024], 3) == 0.079 and max(rho[g] for g in sizes if g <= 1024) == rho[1024]
+    assert (round(rows[1024].efficiency, 3), round(e_with[1024], 3)) == (0.939, 0.875)
+    assert [round(e_with[g], 3) for g in (8, 16, 32, 64, 128, 256, 512)] == [0.939, 0.925, 0.900, 0.888, 0.881,
+                                                                              0.878, 0.876]
+    # past the cap: t = 8, one member per node, the threshold doubles
+    assert (rows[2048].dp, rows[2048].tp, rows[2048].pp) == (256, 8, 1)
+    assert round(_t_ar(13e9, 256, 8, 1) * 8 * X_A100 / (4 * 13e9)) == 6035
+    assert round(rho[2048], 3) == 0.324
+    assert (round(rows[2048].efficiency, 3), round(e_with[2048], 3)) == (0.869, 0.678)
+    assert [round(e_with[g], 3) for g in (4096, 8192, 16384)] == [0.578, 0.447, 0.307]
+    assert all(e_with[g] <= rows[g].efficiency for g in sizes)
 
 
 def test_exercise_3_8_4_replicas_span_two_gpus():
@@ -553,6 +526,10 @@ def test_exercise_3_8_4_replicas_span_two_gpus():
     one_gpu = sl.collective_time("allreduce", 2 * 7e9, 32, 0.0, 1 / 50e9) * 150e12 / (4 * 7e9)
     assert ex.hiding_tokens() == pytest.approx(one_gpu) and round(ex.hiding_tokens(), 2) == 2906.25
     assert round(ex.dp_efficiency(), 3) == 0.449
+    # (e) rings laid out by node, four members of each group per node: the threshold shrinks by t/g = 1/4
+    assert ex.hiding_tokens_by_node() == pytest.approx(ex.hiding_tokens() * ex.DP_TP / ex.DP_GPUS_PER_NODE)
+    assert round(ex.hiding_tokens_by_node()) == 727
+    assert check("ex-3-8-4e", 727).correct and not check("ex-3-8-4e", 2906).correct
     # the one-GPU answers (the whole gradient, the whole backward pass) are wrong now
     assert not check("ex-3-8-4a", 0.5425).correct and not check("ex-3-8-4b", 0.7646).correct
     assert check("ex-3-8-4a", 0.27).correct and check("ex-3-8-4b", 0.382).correct

@@ -1,5 +1,6 @@
 """Exercises of Section 3.8: one message, choosing an all-reduce algorithm, reading an nccl-tests
-line, and whether the data-parallel gradient all-reduce hides behind the backward pass."""
+line, and whether the data-parallel gradient all-reduce hides behind the backward pass (with rings crossing
+the network at every hop, then laid out node by node)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from ..comm import (
     crossover_size,
     effective_bandwidth,
     half_performance_size,
+    multiring_allreduce_time,
     p2p_time,
 )
 from ..hardware import LINKS
@@ -35,6 +37,7 @@ DP_TP = 2                  #: GPUs per replica (tensor parallelism), each with i
 DP_GRAD_BYTES = 2          #: bf16 gradients
 DP_TOKENS = 4096           #: tokens per replica per step in part (b)
 DP_TOKENS_SHORT = 1024     #: tokens per replica per step in part (d)
+DP_GPUS_PER_NODE = 8       #: part (e): replicas four to a node of eight GPUs, rings laid out node by node
 
 
 def _ar_beta():
@@ -69,6 +72,16 @@ def backward_seconds(tokens):
 def hiding_tokens():
     """Tokens per replica per step at which the backward pass lasts as long as the all-reduce (t cancels)."""
     return dp_allreduce_seconds() * DP_TP * A100_ACHIEVED_FLOPS / (4.0 * DP_PARAMS)
+
+
+def hiding_tokens_by_node():
+    """Part (e): the same threshold with the rings laid out node by node, one per port. A data-parallel group
+    has g/t members (and ports) per node, so the all-reduce and the threshold shrink by t/g."""
+    per_node = DP_GPUS_PER_NODE // DP_TP
+    seconds = multiring_allreduce_time(DP_GRAD_BYTES * DP_PARAMS / DP_TP, DP_REPLICAS // per_node, per_node,
+                                       0.0, 1.0 / LINKS["NVLink 4 (H100)"].bandwidth,
+                                       0.0, 1.0 / LINKS["InfiniBand NDR"].bandwidth, nics=per_node)
+    return seconds * DP_TP * A100_ACHIEVED_FLOPS / (4.0 * DP_PARAMS)
 
 
 def dp_efficiency(tokens=DP_TOKENS_SHORT):
@@ -169,14 +182,22 @@ register(
         hiding_tokens,
         rel_tol=1e-2,
         unit=" tokens",
-        hint="Set one GPU's backward pass, 4 N tau / (t X) for tau tokens per replica, equal to its all-reduce time "
-        "and solve for tau. N and t cancel out.",
+        hint="Set one GPU's backward pass, 4 N B_rep / (t X) for B_rep tokens per replica, equal to its all-reduce "
+        "time and solve for B_rep. N and t cancel out.",
     ),
     Part(
         "ex-3-8-4d",
         dp_efficiency,
         rel_tol=1e-2,
-        hint="rho = (all-reduce - backward) / (6 N tau / (t X)) at tau = 1024 tokens, one GPU's times, then "
+        hint="rho = (all-reduce - backward) / (6 N B_rep / (t X)) at B_rep = 1024 tokens, one GPU's times, then "
         "E = 1 / (1 + rho). A fraction.",
+    ),
+    Part(
+        "ex-3-8-4e",
+        hiding_tokens_by_node,
+        rel_tol=1e-2,
+        unit=" tokens",
+        hint="How many members of one data-parallel group, each with its own port, share a node now? The rings run "
+        "side by side, one per port, each carrying its share of the bytes. Then redo (c).",
     ),
 )

@@ -147,7 +147,7 @@ def collective_algorithms(fig, nbytes, p, alpha, beta, gamma=0.0, collective="al
     ax_c.set_yscale("log")
     ax_c.set_ylabel("time (s)")
     ax_c.legend(loc="upper left", fontsize=7)
-    ax_c.set_title(f"{collective}, p = {p}", fontsize=9, fontweight="normal")
+    ax_c.set_title(f"{collective}, K = {p}", fontsize=9, fontweight="normal")
 
     times = collective_times(collective, nbytes, p, alpha, beta, gamma)
     best = min(times, key=times.get)
@@ -167,10 +167,10 @@ def collective_algorithms(fig, nbytes, p, alpha, beta, gamma=0.0, collective="al
     return ax_c, ax_bar
 
 
-def allreduce_choice(fig, nbytes, p):
-    """:func:`collective_algorithms` for an all-reduce on the section's example network
-    (:data:`EXAMPLE_ALPHA`, :data:`EXAMPLE_BETA`, no reduction cost): the slider of Section 3.8."""
-    return collective_algorithms(fig, nbytes, p, EXAMPLE_ALPHA, EXAMPLE_BETA, 0.0, "allreduce")
+def allreduce_choice(fig, nbytes, K):
+    """:func:`collective_algorithms` for an all-reduce of ``nbytes`` over ``K`` processes on the section's
+    example network (:data:`EXAMPLE_ALPHA`, :data:`EXAMPLE_BETA`, no reduction cost): the slider of Section 3.8."""
+    return collective_algorithms(fig, nbytes, K, EXAMPLE_ALPHA, EXAMPLE_BETA, 0.0, "allreduce")
 
 
 def collective_scaling(fig, nbytes, alpha, beta, gamma=0.0, collective="allreduce", p_max=1024):
@@ -184,7 +184,7 @@ def collective_scaling(fig, nbytes, alpha, beta, gamma=0.0, collective="allreduc
                 markersize=3, color=color, linestyle=style, label=alg.replace("_", " "))
     log2_axis(ax, "x")
     ax.set_yscale("log")
-    ax.set_xlabel("processes p")
+    ax.set_xlabel("processes K")
     ax.set_ylabel("time (s)")
     ax.set_title(f"{collective} of {size_label(nbytes)}", fontsize=9, fontweight="normal")
     ax.legend(loc="upper left", fontsize=8)
