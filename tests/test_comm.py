@@ -412,6 +412,12 @@ def test_section_3_8_claims():
     # the slider: at p = 24 only the ring and the tree compete, and the ring takes large messages
     assert sl.best_algorithm("allreduce", 2.0**28, 24, alpha, beta) == "ring"
     assert sl.best_algorithm("allreduce", 2.0**8, 24, alpha, beta) == "binomial_tree"
+    # at K = 512 the ring's 1,022 latencies lose to Rabenseifner's 18 at every size of the slider
+    assert sl.collective_cost_terms("allreduce", 512, "ring")[0] == 1022
+    assert sl.collective_cost_terms("allreduce", 512, "rabenseifner")[0] == 18
+    for size in (2**8, 2**12, 2**16, 2**20, 2**24, 2**28):
+        assert (sl.collective_time("allreduce", size, 512, alpha, beta, algorithm="rabenseifner")
+                < sl.collective_time("allreduce", size, 512, alpha, beta, algorithm="ring"))
     # busbw of the model ring equals NVLink's 450 GB/s
     t = sl.collective_time("allreduce", 2**30, 8, 0.0, 1 / 450e9)
     assert sl.bus_bandwidth("allreduce", 2**30, t, 8) == pytest.approx(450e9)
