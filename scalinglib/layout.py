@@ -28,13 +28,13 @@ six all-reduces against ``96 b L h**2`` FLOPs, a factor 1/4 in place of 2/9.)
 The communication is assumed not to overlap with compute.
 
 Pipeline parallelism over ``p`` stages with ``m`` micro-batches per step idles
-for ``(p - 1)`` micro-batch slots out of ``m + p - 1``: :math:`\rho_\text{PP} = (p-1)/m`.
+for ``(p - 1)`` micro-batch slots out of ``m + p - 1``: :math:`\rho_\text{PP} = (p-1)/m`
+(divided by v with v interleaved model chunks per device, :func:`pipeline_bubble_fraction`).
 
 The data-parallel gradient all-reduce is taken to hide behind the backward pass,
 so it adds nothing to :math:`\rho`. That holds only while each replica has enough
-compute per step to cover it (Section 3.8 computes when); where it does not, the
-efficiencies here are upper bounds. Section 3.3 prices the exposed part for its
-13B layouts on A100s with one HDR port per GPU, where it is not small.
+compute per step to cover it; Section 3.8 prices the exposed part, and where it is
+not zero the efficiencies here are upper bounds.
 """
 
 from __future__ import annotations
@@ -102,12 +102,18 @@ def scaling_efficiency(comm_fraction):
     return scalar_or_array(1.0 / (1.0 + cf), cf)
 
 
-def pipeline_bubble_fraction(stages, microbatches):
+def pipeline_bubble_fraction(stages, microbatches, chunks=1):
     r"""Idle time of a synchronous pipeline relative to its useful time.
 
-    .. math:: \frac{p - 1}{m}
+    .. math:: \frac{p - 1}{v\,m}
 
-    for p stages and m micro-batches per optimizer step (GPipe and 1F1B schedules).
+    for p stages, m micro-batches per optimizer step and v model chunks per
+    device. With v = 1 (the default) this is the GPipe and 1F1B schedules'
+    :math:`(p-1)/m`. The interleaved 1F1B schedule of Narayanan et al. (2021)
+    gives each device v chunks of layers instead of one contiguous stage, which
+    divides the bubble by v at the price of v times as many stage-to-stage
+    messages (not counted here). Their schedule takes m as a multiple of p, and
+    v can be at most the layers per stage.
 
     Parameters
     ----------
@@ -115,6 +121,8 @@ def pipeline_bubble_fraction(stages, microbatches):
         Pipeline stages p, whole >= 1.
     microbatches : int or array_like
         Micro-batches m per step, whole >= 1.
+    chunks : int or array_like, optional
+        Model chunks v per device (the interleaved schedule), whole >= 1; default 1.
 
     Returns
     -------
@@ -122,7 +130,8 @@ def pipeline_bubble_fraction(stages, microbatches):
 
     References
     ----------
-    Narayanan et al. (2021), the Megatron-LM paper at SC '21 (arXiv:2104.04473).
+    Narayanan et al. (2021), the Megatron-LM paper at SC '21 (arXiv:2104.04473),
+    section 2.2.2 (the interleaved schedule).
 
     Examples
     --------
@@ -130,11 +139,14 @@ def pipeline_bubble_fraction(stages, microbatches):
     0.21875
     >>> pipeline_bubble_fraction(1, 1)
     0.0
+    >>> pipeline_bubble_fraction(4, 4, chunks=10)   # ten one-layer chunks per device
+    0.075
     """
     p = check_whole("stages", stages)
     m = check_whole("microbatches", microbatches)
-    pb, mb = check_broadcast(stages=p, microbatches=m)
-    return scalar_or_array((pb - 1.0) / mb, p, m)
+    v = check_whole("chunks", chunks)
+    pb, mb, vb = check_broadcast(stages=p, microbatches=m, chunks=v)
+    return scalar_or_array((pb - 1.0) / (vb * mb), p, m, v)
 
 
 def tensor_parallel_comm_fraction(tp, hidden, achieved_flops=A100_ACHIEVED_FLOPS, link_bandwidth=A100_NVLINK_BANDWIDTH):

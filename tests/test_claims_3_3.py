@@ -1,13 +1,13 @@
-"""Every number the prose of Section 3.3 quotes about the layout model and the critical-batch wall,
-recomputed from the library. (The seed-001 tables are in test_seed_tables.py; the notebook's printed
-outputs are compared by nbval; the layout's rules are tested in test_models.py.)"""
+"""Every number the prose of Section 3.3 quotes about the fastest fixed job, the layout model, the interleaved
+bubble and the critical-batch wall, recomputed from the library. (The seed-001 tables are in test_seed_tables.py;
+the notebook's printed outputs are compared by nbval; the layout's rules are tested in test_models.py. The gradient
+all-reduce that the layout model leaves out is priced in Section 3.8.7.)"""
 
 import numpy as np
 import pytest
 
 import scalinglib as sl
 from scalinglib.exercises import check
-from scalinglib.layout import A100_ACHIEVED_FLOPS, A100_NVLINK_BANDWIDTH
 
 SIZES = 2 ** np.arange(3, 15)          # the slider's 8 ... 16,384 GPUs
 MODELS = (1.3e9, 13e9, 175e9, 1e12)    # the slider's model sizes
@@ -28,16 +28,90 @@ def _e(sweep, g):
     return float(sweep["efficiency"][sweep["n_gpus"] == g][0])
 
 
-# --- 3.3.5, the 13B table ------------------------------------------------------------------------
+# --- 3.3.3, the fastest fixed job: what it costs, and what it owes to the tree --------------------------
+
+F, C = 0.05, 0.01
+
+
+def _ring_time(k, f=F, c=C):
+    """The cost model with a bandwidth-bound ring for the same message: the tree's c is about 2 n beta, the ring's
+    bytes cost 2 n beta (K-1)/K, that is c (K-1)/K."""
+    k = np.asarray(k, dtype=float)
+    return f + (1 - f) / k + c * (k - 1) / k
+
+
+def test_fastest_fixed_job_is_inefficient():
+    best = sl.best_worker_count(F, C)
+    assert best == 66 and round(1 / sl.strong_time(best, F, C), 2) == 8.01
+    assert round(sl.strong_model_efficiency(best, F, C), 2) == 0.12
+    k = np.arange(1, 67)
+    e = sl.strong_model_efficiency(k, F, C)
+    assert int(k[e < 0.5][0]) == 13 and round(float(e[11]), 3) == 0.505 and (e[12:] < 0.5).all()
+    assert round(1 / sl.strong_time(16, F, C), 2) == 6.69          # exercise 3.3.2's solution: 8.0 against 6.7
+
+
+def test_a_ring_removes_the_turnaround_not_the_fall_in_efficiency():
+    k = np.arange(1, 1025)
+    t_ring = _ring_time(k)
+    assert (np.diff(t_ring) < 0).all()                              # no turnaround up to 1,024 workers
+    assert t_ring[-1] == pytest.approx(F + C, abs=1e-3) and round(F + C, 2) == 0.06
+    e_ring = 1 / (k * t_ring)
+    assert int(k[e_ring < 0.5][0]) == 18
+    assert [round(float(x), 3) for x in 1 / (np.array([16, 66, 128]) * _ring_time([16, 66, 128]))] == [0.526, 0.204, 0.116]
+    # the tree does turn around
+    assert sl.strong_time(128, F, C) > sl.strong_time(66, F, C)
+
+
+# --- 3.3.6, the 13B table ------------------------------------------------------------------------
 
 def test_13b_table():
     sweep = sl.layout_sweep(SIZES, 13e9, 4e6, 4e6)
     assert sweep["layers"][0] == 40 and sweep["dp_cap"][0] == 488
     assert round(_e(sweep, 1024), 2) == 0.94 and _dp_zone_end(sweep) == 1024
     assert sweep["fits"].all() and (sweep["pp"] <= 40).all()
+    at = {int(g): i for i, g in enumerate(sweep["n_gpus"])}
+    assert round(float(sweep["tp_fraction"][at[1024]]), 3) == 0.064
+    assert all(round(float(sweep["tp_fraction"][at[g]]), 3) == 0.150 for g in (2048, 4096, 8192, 16384))
+    assert float(sweep["bubble_fraction"][at[8192]]) == 0.75 and round(_e(sweep, 8192), 3) == 0.526
 
 
-# --- 3.3.5, the model-size table after the slider ---------------------------------------------
+# --- 3.3.6, the interleaved schedule ---------------------------------------------------------------------
+
+def _interleaved(lay):
+    v = lay.layers // lay.pp
+    bubble = sl.pipeline_bubble_fraction(lay.pp, lay.microbatches, chunks=v)
+    return v, bubble, float(sl.scaling_efficiency(lay.tp_fraction + bubble))
+
+
+def test_interleaving_divides_the_bubble_by_v():
+    assert sl.pipeline_bubble_fraction(4, 4, chunks=10) == pytest.approx(0.075)
+    assert sl.pipeline_bubble_fraction(4, 4) == sl.pipeline_bubble_fraction(4, 4, chunks=1) == 0.75
+    assert np.allclose(sl.pipeline_bubble_fraction(8, 32, chunks=[1, 2, 4]), [0.21875, 0.109375, 0.0546875])
+    with pytest.raises(ValueError, match="chunks"):
+        sl.pipeline_bubble_fraction(4, 4, chunks=0)
+
+
+def test_13b_on_8192_gpus_interleaved():
+    lay = sl.parallel_layout(8192, 13e9, 4e6, 4e6)
+    assert (lay.dp, lay.tp, lay.pp, lay.microbatches, lay.layers) == (256, 8, 4, 4, 40)
+    assert lay.microbatches % lay.pp == 0                    # the interleaved schedule takes m as a multiple of p
+    v, bubble, e = _interleaved(lay)
+    assert v == 10 and lay.bubble_fraction == 0.75 and bubble == pytest.approx(0.075)
+    assert (round(lay.efficiency, 3), round(e, 3)) == (0.526, 0.816)
+    lay4k = sl.parallel_layout(4096, 13e9, 4e6, 4e6)
+    v4, b4, e4 = _interleaved(lay4k)
+    assert (v4, round(b4, 3), round(lay4k.efficiency, 3), round(e4, 3)) == (20, 0.013, 0.714, 0.860)
+    assert lay4k.microbatches % lay4k.pp == 0
+
+
+def test_no_layer_to_spare_no_interleaving():
+    lay = sl.parallel_layout(8192, 175e9, 2e6, 2e6)
+    assert (lay.pp, lay.layers) == (64, 96)
+    v, bubble, e = _interleaved(lay)
+    assert v == 1 and bubble == lay.bubble_fraction and round(e, 3) == 0.330
+
+
+# --- 3.3.6, the model-size table after the slider ---------------------------------------------
 
 def test_model_size_table_columns():
     sweeps = [_sweep(n) for n in MODELS]
@@ -91,106 +165,36 @@ def test_a_larger_critical_batch_is_the_way_through():
     assert ends == [1024, 4096, 16384]          # four times further out per fourfold critical batch
     # at 32M the 8,192-GPU run is back at the data-parallel zone's level
     assert rows[32e6].efficiency == pytest.approx(sl.parallel_layout(64, 175e9, 32e6, 32e6).efficiency)
+    # shallower pipelines leave layers to interleave
+    inter = [_interleaved(r) for r in rows.values()]
+    assert [(v, round(e, 3)) for v, _, e in inter] == [(1, 0.330), (6, 0.876), (12, 0.925)]
+    assert all(r.microbatches % r.pp == 0 for r in (rows[8e6], rows[32e6]))
 
 
 # --- exercises -------------------------------------------------------------------------------------
 
 def test_exercise_hints_use_the_sections_symbols():
     hint = check("ex-3-3-4b", [1.0, 1.0]).hint
-    assert "n(B_g)" in hint and "e(B_g)" in hint and "S(" not in hint and "E(" not in hint
+    assert "n_step(B_g)" in hint and "D_tok(B_g)" in hint and "S(" not in hint and "E(" not in hint
+    for key in ("ex-3-3-2a", "ex-3-3-3a"):
+        assert "f + " in check(key, 1.0).hint and "s + " not in check(key, 1.0).hint
+
+
+def test_scoring_item_falls_with_the_numbers_the_exercise_gives():
+    # (a): 50,000 images at 1,000 per GPU-second, after 20 s of loading that does not shrink
+    t = {g: 20 + 50_000 / (1_000 * g) for g in (4, 16, 64)}
+    assert (round(t[4], 1), round(t[16], 1), round(t[64], 1)) == (32.5, 23.1, 20.8)
+    assert round(4 * t[4] / (64 * t[64]), 2) == 0.10
+
+
+def test_new_parts_of_exercises_3_3_2_and_3_3_4():
+    assert check("ex-3-3-2d", 0.1214).correct and not check("ex-3-3-2d", 0.5).correct
+    assert check("ex-3-3-4c", [0.714, 0.860]).correct and not check("ex-3-3-4c", [0.714, 0.714]).correct
 
 
 def test_monte_carlo_item_reads_as_high_efficiency():
-    # (c): 1e9 samples over at most 64 nodes, one final sum: a fixed job that stays efficient
+    # (c): 1e9 samples at 1e7 per node-second over at most 64 nodes, one final sum of under a millisecond
     assert check("ex-3-3-1b", ["falls", "high", "high", "high"]).correct
     assert not check("ex-3-3-1b", ["falls", "high", "falls", "high"]).correct
-    assert 1e9 / 64 > 15e6
-
-
-# --- 3.3.5, pricing the gradient all-reduce on the layout model's own hardware ----------------------
-
-X_A100, ALPHA, SEQ = A100_ACHIEVED_FLOPS, 5e-6, 2048
-BETA_HDR = 1 / sl.LINKS["InfiniBand HDR"].bandwidth
-BETA_NVL3 = 1 / sl.LINKS["NVLink 3 (A100)"].bandwidth
-
-
-def _dp_allreduce(n, dp, tp, pp):
-    """One GPU's gradient all-reduce over its data-parallel group (8/t members per node, a port each, rings laid
-    out node by node), and the tokens the last micro-batch would need to hide it."""
-    split, per_node = tp * pp, min(dp, 8 // tp)
-    t_ar = sl.multiring_allreduce_time(2 * n / split, dp // per_node, per_node, ALPHA, BETA_NVL3, ALPHA, BETA_HDR,
-                                       nics=per_node)
-    return t_ar, t_ar * split * X_A100 / (4 * n)
-
-
-def _rho_dp(n, lay):
-    split = lay.tp * lay.pp
-    t_ar, _ = _dp_allreduce(n, lay.dp, lay.tp, lay.pp)
-    exposed = max(0.0, t_ar - 4 * n * SEQ / (split * X_A100))
-    return exposed / (6 * n * lay.microbatches * SEQ / (split * X_A100))
-
-
-def _e_with_dp(n, lay):
-    return float(sl.scaling_efficiency(lay.tp_fraction + lay.bubble_fraction + _rho_dp(n, lay)))
-
-
-def test_the_layout_model_is_an_a100_with_nvlink_3():
-    assert (A100_ACHIEVED_FLOPS, A100_NVLINK_BANDWIDTH) == (150e12, sl.LINKS["NVLink 3 (A100)"].bandwidth)
-    assert sl.LINKS["InfiniBand HDR"].bandwidth == 25e9
-    # seven rings' chunks on NVLink 3 (7 x 25 GB/s) keep pace with an HDR port: the port sets the pace
-    assert 7 * 25e9 < 300e9
-
-
-def test_13b_gradient_all_reduce_priced():
-    rows = {g: sl.parallel_layout(g, 13e9, 4e6, 4e6) for g in SIZES.tolist()}
-    rho = {g: _rho_dp(13e9, lay) for g, lay in rows.items()}
-    e_with = {g: _e_with_dp(13e9, lay) for g, lay in rows.items()}
-    tau = {g: _dp_allreduce(13e9, lay.dp, lay.tp, lay.pp)[1] for g, lay in rows.items()}
-    # the flat zone: t = 4, two members of a data-parallel group per node; about 3,000 tokens would hide it
-    assert all(rows[g].tp == 4 and rows[g].pp == 1 for g in SIZES[SIZES <= 1024].tolist())
-    assert round(tau[1024]) == 3018 and 2048 < tau[1024] and round(tau[8]) == 250
-    assert rho[8] == 0.0                                            # one node: NVLink, hidden
-    assert round(rho[1024], 3) == 0.079 and max(rho[g] for g in SIZES[SIZES <= 1024].tolist()) == rho[1024]
-    assert (round(e_with[8], 3), round(e_with[1024], 3)) == (0.939, 0.875)
-    assert [round(e_with[g], 3) for g in (16, 32, 64, 128, 256, 512)] == [0.925, 0.900, 0.888, 0.881, 0.878, 0.876]
-    # past the cap: t = 8, one member per node; the threshold doubles
-    assert (rows[2048].dp, rows[2048].tp, rows[2048].pp) == (256, 8, 1)
-    assert round(tau[2048]) == 6035 and round(rho[2048], 3) == 0.324
-    assert (round(rows[2048].efficiency, 3), round(e_with[2048], 3)) == (0.869, 0.678)
-    assert [round(e_with[g], 3) for g in (4096, 8192, 16384)] == [0.578, 0.447, 0.307]
-    # upper bounds everywhere
-    assert all(e_with[g] <= rows[g].efficiency for g in rows)
-
-
-def test_hiding_threshold_grows_in_proportion_to_tensor_parallelism():
-    taus = [_dp_allreduce(13e9, 256, t, 1)[1] for t in (1, 2, 4, 8)]
-    assert [round(t) for t in taus] == [754, 1509, 3018, 6035]
-    assert np.allclose(np.array(taus[1:]) / np.array(taus[:-1]), 2.0, rtol=1e-3)
-    # the all-reduce itself takes the same time whatever t: 1/t of the bytes over 1/t of the ports
-    times = [_dp_allreduce(13e9, 256, t, 1)[0] for t in (1, 2, 4, 8)]
-    assert np.allclose(times, times[0], rtol=1e-3)
-
-
-def test_one_micro_batch_alternative():
-    got = {}
-    for g in (2048, 4096):
-        for per_stage in (4, 1):
-            lay = sl.parallel_layout(g, 13e9, 4e6, 4e6, microbatches_per_stage=per_stage)
-            got[g, per_stage] = ((lay.dp, lay.tp, lay.pp, lay.microbatches), round(lay.efficiency, 3),
-                                 round(_e_with_dp(13e9, lay), 3))
-    assert got == {(2048, 4): ((256, 8, 1, 4), 0.869, 0.678), (2048, 1): ((512, 4, 1, 1), 0.939, 0.719),
-                   (4096, 4): ((256, 8, 2, 4), 0.714, 0.578), (4096, 1): ((1024, 4, 1, 1), 0.939, 0.708)}
-    # the one-micro-batch layouts still win with the all-reduce priced, by less
-    for g in (2048, 4096):
-        assert got[g, 1][2] > got[g, 4][2] and got[g, 1][1] - got[g, 4][1] > got[g, 1][2] - got[g, 4][2]
-    # one micro-batch leaves the exposed all-reduce about four times the weight
-    m1 = sl.parallel_layout(2048, 13e9, 4e6, 4e6, microbatches_per_stage=1)
-    assert 3.5 < _rho_dp(13e9, m1) / _rho_dp(13e9, sl.parallel_layout(1024, 13e9, 4e6, 4e6)) < 4.5
-
-
-def test_the_13b_lead_at_512_gpus_is_the_policys():
-    one = sl.parallel_layout(512, 1.3e9, 16e6, 2e6, microbatches_per_stage=1)
-    assert (one.dp, one.tp, one.pp, round(one.efficiency, 3)) == (512, 1, 1, 1.0)
-    assert _rho_dp(1.3e9, one) == 0.0 and round(_e_with_dp(1.3e9, one), 3) == 1.0
-    # under the policy the same model on 512 GPUs stops at 128 replicas
-    assert sl.parallel_layout(512, 1.3e9, 16e6, 2e6).dp == 128
+    t = {k: 1e9 / (1e7 * k) + 1e-3 for k in (1, 64)}
+    assert round(t[1] / (64 * t[64]), 3) == 0.999 and round(1e9 / (1e7 * 64), 1) == 1.6

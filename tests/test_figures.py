@@ -92,9 +92,9 @@ def test_strong_and_weak_frames(fig, s, c):
 
 def test_critical_batch_frame(fig):
     ax = s3_3.critical_batch(fig)
-    x, steps = _lines(ax)["optimizer steps / n_min"]
+    x, steps = _lines(ax)[r"optimizer steps / $n_\mathrm{step,min}$"]
     np.testing.assert_allclose(steps, 1 + 1 / x)
-    np.testing.assert_allclose(_lines(ax)["examples / e_min"][1], 1 + x)
+    np.testing.assert_allclose(_lines(ax)[r"tokens / $D_\mathrm{tok,min}$"][1], 1 + x)
 
 
 @pytest.mark.parametrize("n_params", [1.3e9, 13e9, 175e9, 1e12])

@@ -1,9 +1,11 @@
-"""Exercises of Section 3.3: classifying scaling studies, the best worker count, iso-efficiency, the DP cap."""
+"""Exercises of Section 3.3: classifying scaling studies, the best worker count, iso-efficiency, the DP cap
+and the pipeline bubble."""
 
 from __future__ import annotations
 
 from ..batchsize import data_parallel_cap, examples_to_target, steps_to_target
-from ..scaling import best_worker_count, isoefficiency_work, strong_time, weak_model_efficiency
+from ..layout import parallel_layout, pipeline_bubble_fraction, scaling_efficiency
+from ..scaling import best_worker_count, isoefficiency_work, strong_model_efficiency, strong_time, weak_model_efficiency
 from .core import Part, register
 
 S_VALUES = (0.01, 0.05, 0.10)
@@ -12,8 +14,16 @@ S0, C0 = 0.05, 0.01
 
 
 def optimal_k_table():
-    """Best whole K for every (s, c) pair of exercise 3.3.2, rows by s and columns by c, flattened."""
+    """Best whole K for every (f, c) pair of exercise 3.3.2, rows by f and columns by c, flattened."""
     return [best_worker_count(s, c) for s in S_VALUES for c in C_VALUES]
+
+
+def _interleaving_4096():
+    """Exercise 3.3.4(c): the 13B model on 4,096 GPUs (DP 256 x TP 8 x PP 2, m = 4), plain and interleaved."""
+    lay = parallel_layout(4096, 13e9, 4e6, 4e6)
+    chunks = lay.layers // lay.pp
+    return [scaling_efficiency(lay.tp_fraction + pipeline_bubble_fraction(lay.pp, lay.microbatches, chunks=v))
+            for v in (1, chunks)]
 
 
 def _k2_efficiency():
@@ -42,7 +52,7 @@ register(
         lambda: best_worker_count(S0, C0),
         rel_tol=0,
         whole=True,
-        hint="Set the derivative of s + (1 - s)/K + c log2 K to zero, then compare the two whole K around it.",
+        hint="Set the derivative of f + (1 - f)/K + c log2 K to zero, then compare the two whole K around it.",
     ),
     Part(
         "ex-3-3-2b",
@@ -56,13 +66,19 @@ register(
         kind="numbers",
         rel_tol=0,
         whole=True,
-        hint="Six whole numbers, in the order (s, c) = (0.01, 0.005), (0.01, 0.02), (0.05, 0.005), ..., (0.10, 0.02).",
+        hint="Six whole numbers, in the order (f, c) = (0.01, 0.005), (0.01, 0.02), (0.05, 0.005), ..., (0.10, 0.02).",
+    ),
+    Part(
+        "ex-3-3-2d",
+        lambda: strong_model_efficiency(best_worker_count(S0, C0), S0, C0),
+        rel_tol=1e-2,
+        hint="Efficiency is T(1) / (K T(K)), at the best K of part (a).",
     ),
     Part(
         "ex-3-3-3a",
         lambda: isoefficiency_work(128, S0, C0, _k2_efficiency()),
         rel_tol=2e-2,
-        hint="Solve (s + w)/(s + w + c log2 K) = E for w, with E the efficiency at K = 2, which is exactly 1/1.01.",
+        hint="Solve (f + w)/(f + w + c log2 K) = E for w, with E the efficiency at K = 2, which is exactly 1/1.01.",
     ),
     Part(
         "ex-3-3-3b",
@@ -81,6 +97,14 @@ register(
         "ex-3-3-4b",
         lambda: [steps_to_target(4.0, 1.0), examples_to_target(4.0, 1.0)],
         kind="numbers",
-        hint="n(B_g) = n_min (1 + B_crit/B_g) and e(B_g) = e_min (1 + B_g/B_crit), at B_g = 4 B_crit.",
+        hint="n_step(B_g) = n_step,min (1 + B_crit/B_g) and D_tok(B_g) = D_tok,min (1 + B_g/B_crit), at B_g = 4 B_crit.",
+    ),
+    Part(
+        "ex-3-3-4c",
+        lambda: _interleaving_4096(),
+        kind="numbers",
+        rel_tol=5e-3,
+        hint="Take the layout's tensor-parallel fraction, add the bubble (p - 1)/(v m) with v = 1 and then with "
+        "v = layers per stage, and use E = 1/(1 + rho).",
     ),
 )

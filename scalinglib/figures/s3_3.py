@@ -19,24 +19,25 @@ def _count(x: float) -> str:
     return f"{x:g}"
 
 
-def strong_and_weak(fig, s, c, k_max=128):
+def strong_and_weak(fig, f, c, k_max=128):
     """Left: time per step of the fixed job (strong) and of the growing job (weak), with the best K of
-    the fixed job marked. Right: both efficiencies. Returns the two axes."""
+    the fixed job marked. Right: both efficiencies. f is the serial fraction, c the communication
+    coefficient. Returns the two axes."""
     ks = worker_counts(k_max)
     ax_t, ax_e = fig.subplots(1, 2)
     for ax in (ax_t, ax_e):
         style_axes(ax)
-    ax_t.plot(ks, strong_time(ks, s, c), marker="o", markersize=3.5, color=COLORS["vermillion"],
+    ax_t.plot(ks, strong_time(ks, f, c), marker="o", markersize=3.5, color=COLORS["vermillion"],
               label="strong: fixed job")
-    ax_t.plot(ks, weak_time(ks, s, c), marker="s", markersize=3.5, color=COLORS["green"], linestyle="--",
+    ax_t.plot(ks, weak_time(ks, f, c), marker="s", markersize=3.5, color=COLORS["green"], linestyle="--",
               label="weak: job grows with K")
     if c > 0:
-        k_best = best_worker_count(s, c)
+        k_best = best_worker_count(f, c)
         if k_best <= k_max:
-            ax_t.plot([k_best], [strong_time(k_best, s, c)], marker="*", markersize=12, color=COLORS["black"],
+            ax_t.plot([k_best], [strong_time(k_best, f, c)], marker="*", markersize=12, color=COLORS["black"],
                       linestyle="none", label=f"fastest fixed job: K = {k_best}")
     log2_axis(ax_t, "x")
-    ax_t.set_ylim(0, max(1.25, 1.08 * float(weak_time(ks[-1], s, c))))
+    ax_t.set_ylim(0, max(1.25, 1.08 * float(weak_time(ks[-1], f, c))))
     ax_t.set_xlabel("workers K")
     ax_t.set_ylabel("time per step (units of T(1))")
     # in the band between the two curves: past K = 4 the fixed job takes < 0.62 for every slider value,
@@ -44,9 +45,9 @@ def strong_and_weak(fig, s, c, k_max=128):
     ax_t.legend(loc="center right", bbox_to_anchor=(1.0, 0.79), bbox_transform=ax_t.get_yaxis_transform(),
                 fontsize=8)
 
-    ax_e.plot(ks, strong_model_efficiency(ks, s, c), marker="o", markersize=3.5, color=COLORS["vermillion"],
+    ax_e.plot(ks, strong_model_efficiency(ks, f, c), marker="o", markersize=3.5, color=COLORS["vermillion"],
               label="E strong")
-    ax_e.plot(ks, weak_model_efficiency(ks, s, c), marker="s", markersize=3.5, color=COLORS["green"],
+    ax_e.plot(ks, weak_model_efficiency(ks, f, c), marker="s", markersize=3.5, color=COLORS["green"],
               linestyle="--", label="E weak")
     log2_axis(ax_e, "x")
     ax_e.set_ylim(0, 1.05)
@@ -58,14 +59,14 @@ def strong_and_weak(fig, s, c, k_max=128):
 
 
 def critical_batch(fig, critical=1.0):
-    """Steps and examples to reach a target loss against batch size (McCandlish et al. 2018),
+    """Optimizer steps and training tokens to reach a target loss against batch size (McCandlish et al. 2018),
     both in units of their minimum. Returns the axes."""
     batch = np.logspace(-2, 2, 200) * critical
     ax = style_axes(fig.subplots())
-    steps = steps_to_target(batch, critical)            # in units of n_min
-    examples = examples_to_target(batch, critical) / critical   # in units of e_min = n_min * B_crit
-    ax.plot(batch / critical, steps, color=COLORS["blue"], label="optimizer steps / n_min")
-    ax.plot(batch / critical, examples, color=COLORS["orange"], linestyle="--", label="examples / e_min")
+    steps = steps_to_target(batch, critical)            # in units of n_step,min
+    tokens = examples_to_target(batch, critical) / critical   # in units of D_tok,min = n_step,min * B_crit
+    ax.plot(batch / critical, steps, color=COLORS["blue"], label=r"optimizer steps / $n_\mathrm{step,min}$")
+    ax.plot(batch / critical, tokens, color=COLORS["orange"], linestyle="--", label=r"tokens / $D_\mathrm{tok,min}$")
     ax.axvline(1.0, color=COLORS["grey"], linestyle=":", linewidth=1.2)
     # below the legend (upper centre), right of the line, where neither curve passes
     ax.annotate("B_g = B_crit", (1.0, 12), xytext=(5, 0), textcoords="offset points", fontsize=8,
