@@ -197,11 +197,11 @@ def mmc_mean_response(arrival_rate, service_rate, servers):
     With offered load :math:`a = \lambda/\mu` and utilization :math:`U = a/c`,
     a request waits with the Erlang C probability
 
-    .. math:: C = \frac{\dfrac{a^c}{c!\,(1 - U)}}{\sum_{k=0}^{c-1} \dfrac{a^k}{k!} + \dfrac{a^c}{c!\,(1 - U)}},
-              \qquad \bar T = \frac{1}{\mu} + \frac{C}{c\,\mu - \lambda}
+    .. math:: \Pr[\text{wait}] = \frac{\dfrac{a^c}{c!\,(1 - U)}}{\sum_{k=0}^{c-1} \dfrac{a^k}{k!}
+              + \dfrac{a^c}{c!\,(1 - U)}}, \qquad \bar T = \frac{1}{\mu} + \frac{\Pr[\text{wait}]}{c\,\mu - \lambda}
 
-    (any queueing text). For :math:`c = 1` it is the M/M/1 queue (:math:`C =
-    U`), for :math:`c = 2`, :math:`C = 2U^2/(1 + U)`.
+    (any queueing text). For :math:`c = 1` it is the M/M/1 queue
+    (:math:`\Pr[\text{wait}] = U`), for :math:`c = 2`, :math:`\Pr[\text{wait}] = 2U^2/(1 + U)`.
 
     Parameters
     ----------
@@ -846,8 +846,8 @@ def simulate_replicas(utilization, policy="none", n_servers=10, n_requests=50_00
       ``same_work=True`` a tied request is served exactly as if it had joined
       the less-loaded of its two servers, measured in work (join the least
       work of two). With two servers every request is tied to both and the
-      pair is an M/M/2 queue: :math:`\bar T = \bar s + C\,\bar s/(2(1 - U))`
-      with :math:`C = 2U^2/(1+U)`.
+      pair is an M/M/2 queue: :math:`\bar T = \bar s + \Pr[\text{wait}]\,\bar s/(2(1 - U))`
+      with :math:`\Pr[\text{wait}] = 2U^2/(1+U)`.
 
     With ``same_work=True`` (the default) a request needs the same service
     time on either server, its own work, so a second copy can only escape a
