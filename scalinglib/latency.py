@@ -5,8 +5,8 @@ published number:
 
 * **Little's law** (Little 1961): in any stable system, the mean number of
   requests inside equals their arrival rate times the mean time each one spends
-  inside, :math:`L = \lambda T_\text{sys}` (usually written :math:`L = \lambda W`;
-  the book keeps W for the work of Section 3.6).
+  inside, :math:`N_\text{sys} = \lambda T_\text{sys}` (usually written
+  :math:`L = \lambda W`; the book keeps L for sequence length and W for work).
 * **The M/M/1 queue**: requests arrive at random (a Poisson process of rate
   :math:`\lambda` per second) at one server that takes an exponentially
   distributed time of mean :math:`1/\mu` per request. With utilization
@@ -17,7 +17,9 @@ published number:
             T_q = \frac{-\ln(1 - q)}{\mu - \lambda}
 
   for the mean and the q-quantile (any queueing text). Both grow without bound
-  as :math:`U \to 1`.
+  as :math:`U \to 1`. For service times of any distribution, the mean wait
+  grows with their squared coefficient of variation :math:`C_s^2`
+  (Pollaczek-Khinchine; Kingman's formula for general arrivals).
 * **Fan-out**: a request that waits for n servers, each slow with probability
   p independently, is slow with probability :math:`1 - (1 - p)^n` (Dean and
   Barroso 2013).
@@ -41,6 +43,7 @@ All times are in seconds and rates in requests per second.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import NamedTuple
 
 import numpy as np
@@ -63,8 +66,11 @@ __all__ = [
     "mm1_mean_response",
     "mm1_response_percentile",
     "mmc_mean_response",
+    "kingman_mean_wait",
     "QueueRun",
     "simulate_mm1",
+    "SeedSummary",
+    "over_seeds",
     "fanout_slow_probability",
     "sample_server_latency",
     "HedgeResult",
@@ -80,7 +86,7 @@ _LITTLE_NAMES = ("arrival_rate", "time_in_system", "number_in_system")
 
 
 def littles_law(*, arrival_rate=None, time_in_system=None, number_in_system=None):
-    r"""Little's law, :math:`L = \lambda T_\text{sys}`: give any two of the three, get the third.
+    r"""Little's law, :math:`N_\text{sys} = \lambda T_\text{sys}`: give any two of the three, get the third.
 
     Parameters
     ----------
@@ -91,7 +97,7 @@ def littles_law(*, arrival_rate=None, time_in_system=None, number_in_system=None
         :math:`T_\text{sys}`, mean seconds a request spends inside (waiting and
         being served), > 0.
     number_in_system : float or array_like, optional
-        :math:`L`, mean number of requests inside at a random instant, > 0.
+        :math:`N_\text{sys}`, mean number of requests inside at a random instant, > 0.
 
     Returns
     -------
@@ -191,11 +197,11 @@ def mmc_mean_response(arrival_rate, service_rate, servers):
     With offered load :math:`a = \lambda/\mu` and utilization :math:`U = a/c`,
     a request waits with the Erlang C probability
 
-    .. math:: C = \frac{\dfrac{a^c}{c!\,(1 - U)}}{\sum_{k=0}^{c-1} \dfrac{a^k}{k!} + \dfrac{a^c}{c!\,(1 - U)}},
-              \qquad \bar T = \frac{1}{\mu} + \frac{C}{c\,\mu - \lambda}
+    .. math:: \Pr[\text{wait}] = \frac{\dfrac{a^c}{c!\,(1 - U)}}{\sum_{k=0}^{c-1} \dfrac{a^k}{k!}
+              + \dfrac{a^c}{c!\,(1 - U)}}, \qquad \bar T = \frac{1}{\mu} + \frac{\Pr[\text{wait}]}{c\,\mu - \lambda}
 
-    (any queueing text). For :math:`c = 1` it is the M/M/1 queue (:math:`C =
-    U`), for :math:`c = 2`, :math:`C = 2U^2/(1 + U)`.
+    (any queueing text). For :math:`c = 1` it is the M/M/1 queue
+    (:math:`\Pr[\text{wait}] = U`), for :math:`c = 2`, :math:`\Pr[\text{wait}] = 2U^2/(1 + U)`.
 
     Parameters
     ----------
@@ -287,6 +293,64 @@ def mm1_response_percentile(q, arrival_rate, service_rate):
     return scalar_or_array(-np.log1p(-qb) / (mb - lb), qq, lam, mu)
 
 
+def kingman_mean_wait(utilization, mean_service, scv_service, scv_arrival=1.0):
+    r"""Mean time a request waits in the queue of one server before its service starts.
+
+    Kingman's formula for a single first-come, first-served server:
+
+    .. math:: \bar T_\text{wait} \approx \frac{U}{1 - U}\,\frac{C_a^2 + C_s^2}{2}\,\bar s,
+
+    with :math:`\bar s` the mean service time, :math:`C_s^2 = \mathrm{Var}(s)/\bar s^2`
+    the squared coefficient of variation of the service times and :math:`C_a^2`
+    that of the gaps between arrivals. For Poisson arrivals (:math:`C_a^2 = 1`,
+    the default) it is exact: the Pollaczek-Khinchine formula of the M/G/1
+    queue. Exponential service (:math:`C_s^2 = 1`) gives the M/M/1 wait
+    :math:`U \bar s/(1 - U)`; constant service (:math:`C_s^2 = 0`) halves it. The
+    mean response time is :math:`\bar T_\text{wait} + \bar s`.
+
+    Parameters
+    ----------
+    utilization : float or array_like
+        :math:`U`, the share of time the server is busy, in [0, 1).
+    mean_service : float or array_like
+        :math:`\bar s`, seconds, > 0.
+    scv_service : float or array_like
+        :math:`C_s^2`, >= 0 (1 for exponential service times).
+    scv_arrival : float or array_like, optional
+        :math:`C_a^2`, >= 0 (default 1: Poisson arrivals, where the formula is exact).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Seconds.
+
+    Raises
+    ------
+    ValueError
+        A value out of range (``utilization`` of 1 or more has no steady state).
+
+    References
+    ----------
+    J. F. C. Kingman, "The single server queue in heavy traffic", Proceedings
+    of the Cambridge Philosophical Society 57(4), 902-904 (1961).
+
+    Examples
+    --------
+    >>> round(1e3 * kingman_mean_wait(0.8, 0.010, 1.0), 6)     # ms: the M/M/1 wait, 50 ms - 10 ms
+    40.0
+    >>> round(1e3 * kingman_mean_wait(0.8, 0.010, 0.0), 6)     # ms: constant service halves it
+    20.0
+    >>> round(kingman_mean_wait(0.8, 0.010, 13.0) / kingman_mean_wait(0.8, 0.010, 1.0), 6)   # (1 + 13) / 2
+    7.0
+    """
+    u = check_fraction("utilization", utilization, open_high=True)
+    s = check_positive("mean_service", mean_service)
+    cs = check_nonnegative("scv_service", scv_service)
+    ca = check_nonnegative("scv_arrival", scv_arrival)
+    ub, sb, csb, cab = check_broadcast(utilization=u, mean_service=s, scv_service=cs, scv_arrival=ca)
+    return scalar_or_array(ub / (1.0 - ub) * (cab + csb) / 2.0 * sb, u, s, cs, ca)
+
+
 class QueueRun(NamedTuple):
     """One simulated run of a first-come, first-served queue (seconds)."""
 
@@ -349,6 +413,111 @@ def simulate_mm1(arrival_rate, service_rate, n_requests=100_000, seed=0):
     wait = x - np.minimum.accumulate(x)
     response = wait + service
     return QueueRun(arrivals, arrivals + response, response)
+
+
+#: The most seeds :func:`over_seeds` runs (each one is a whole simulation).
+_SEEDS_MAX = 1000
+
+
+class SeedSummary(NamedTuple):
+    """Mean and spread of a simulated quantity over several seeds (from :func:`over_seeds`).
+
+    Formatting one gives the mean and the range of the seeds, ``f"{s:.1f}"`` ->
+    ``"22.4 (20.9–24.1)"``; :meth:`scaled` converts units first.
+    """
+
+    mean: float | np.ndarray  #: mean over the seeds
+    std: float | np.ndarray  #: standard deviation over the seeds (n - 1 in the denominator)
+    low: float | np.ndarray  #: smallest value over the seeds
+    high: float | np.ndarray  #: largest value over the seeds
+    values: np.ndarray  #: one row per seed
+
+    def scaled(self, factor):
+        """The same summary with every value multiplied by ``factor`` (1e3 for ms, 100 for percent)."""
+        f = float(factor)
+        if f < 0:
+            raise ValueError(f"factor must be >= 0; got {factor!r}")
+        return SeedSummary(*(x * f for x in self))
+
+    def __format__(self, spec):
+        def one(x):
+            return format(float(x), spec)
+
+        if np.ndim(self.mean):
+            return str(self)
+        return f"{one(self.mean)} ({one(self.low)}–{one(self.high)})"
+
+
+def over_seeds(simulate, n_seeds=10, first_seed=0):
+    r"""Run a seeded simulation once per seed and summarise it: mean and spread over the seeds.
+
+    One seeded run gives one draw of a random quantity; its next seed can give
+    a different number. Quoting the mean over several seeds, with their range,
+    says how far a single run can be trusted.
+
+    Parameters
+    ----------
+    simulate : callable
+        ``simulate(seed)`` returns a number, an array of numbers (the same
+        shape for every seed), or a dict of numbers or arrays.
+    n_seeds : int, optional
+        Seeds to run, whole from 2 to 1,000 (default 10).
+    first_seed : int, optional
+        The seeds are ``first_seed, first_seed + 1, ...``, whole >= 0 (default 0).
+
+    Returns
+    -------
+    SeedSummary, or a dict of them
+        A dict (same keys) when ``simulate`` returns a dict.
+
+    Raises
+    ------
+    TypeError
+        ``simulate`` not callable, or results that are not numbers.
+    ValueError
+        ``n_seeds`` or ``first_seed`` out of range, or results whose shape
+        changes between seeds.
+
+    Examples
+    --------
+    >>> s = over_seeds(lambda seed: simulate_mm1(80.0, 100.0, 20_000, seed).response.mean())
+    >>> round(float(s.mean), 3), s.values.shape           # seconds; the formula gives 0.050
+    (0.05, (10,))
+    >>> bool(s.low <= s.mean <= s.high)
+    True
+    >>> f"{over_seeds(lambda seed: float(seed), n_seeds=3):.1f}"     # mean (range)
+    '1.0 (0.0–2.0)'
+    """
+    if not callable(simulate):
+        raise TypeError(f"simulate must be a function of the seed; got {simulate!r}")
+    n = single_whole("n_seeds", n_seeds, minimum=2)
+    if n > _SEEDS_MAX:
+        raise ValueError(f"n_seeds must be a whole number from 2 to {_SEEDS_MAX:,}; got {n:,}")
+    first = single_whole("first_seed", first_seed, minimum=0)
+    results = [simulate(seed) for seed in range(first, first + n)]
+    if all(isinstance(r, Mapping) for r in results):
+        keys = list(results[0])
+        if any(list(r) != keys for r in results):
+            raise ValueError("simulate must return a dict with the same keys for every seed")
+        return {k: _summarise([r[k] for r in results], k) for k in keys}
+    return _summarise(results, "simulate")
+
+
+def _summarise(results, name):
+    try:
+        values = np.array([np.asarray(r, dtype=float) for r in results])
+    except (TypeError, ValueError) as err:
+        if isinstance(err, ValueError) and "inhomogeneous" in str(err):
+            raise ValueError(f"{name} must return the same shape for every seed") from None
+        raise TypeError(f"{name} must return numbers; got {results[0]!r}") from None
+    if values.dtype == object:
+        raise ValueError(f"{name} must return the same shape for every seed")
+
+    def out(x):
+        return float(x) if np.ndim(x) == 0 else x
+
+    return SeedSummary(out(values.mean(axis=0)), out(values.std(axis=0, ddof=1)), out(values.min(axis=0)),
+                       out(values.max(axis=0)), values)
 
 
 def fanout_slow_probability(p_slow, n):
@@ -677,8 +846,8 @@ def simulate_replicas(utilization, policy="none", n_servers=10, n_requests=50_00
       ``same_work=True`` a tied request is served exactly as if it had joined
       the less-loaded of its two servers, measured in work (join the least
       work of two). With two servers every request is tied to both and the
-      pair is an M/M/2 queue: :math:`\bar T = \bar s + C\,\bar s/(2(1 - U))`
-      with :math:`C = 2U^2/(1+U)`.
+      pair is an M/M/2 queue: :math:`\bar T = \bar s + \Pr[\text{wait}]\,\bar s/(2(1 - U))`
+      with :math:`\Pr[\text{wait}] = 2U^2/(1+U)`.
 
     With ``same_work=True`` (the default) a request needs the same service
     time on either server, its own work, so a second copy can only escape a

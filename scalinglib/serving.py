@@ -5,7 +5,7 @@ sequence of the batch gets one new token, and the GPU must
 
 * read every weight once (:math:`N b_\text{p}` bytes for N parameters of
   :math:`b_\text{p}` bytes each, :math:`2N` in bf16; shared by the whole batch),
-* read each sequence's key-value cache (:math:`\kappa` bytes per sequence,
+* read each sequence's key-value cache (:math:`c_\text{kv}` bytes per sequence,
   growing with its context), and
 * do about :math:`2N` FLOPs per token for the weight matrices plus
   :math:`4 n_\text{layers} d_\text{model} c` for attention over a context of
@@ -14,13 +14,13 @@ sequence of the batch gets one new token, and the GPU must
 If memory traffic and arithmetic overlap perfectly, the step takes whichever
 is longer:
 
-.. math:: t_\text{step}(b) = \max\!\Big(\frac{N b_\text{p} + b\,\kappa}{B},\ \frac{b\,F}{P}\Big),
+.. math:: t_\text{step}(b) = \max\!\Big(\frac{N b_\text{p} + b\,c_\text{kv}}{B},\ \frac{b\,F}{P}\Big),
           \qquad \text{tokens/s} = \frac{b}{t_\text{step}(b)},
 
 with b sequences in the batch, memory bandwidth B (bytes/s) and peak compute
 P (FLOP/s). At small b the weights dominate the traffic, the step time barely
 grows with b, and throughput rises almost in proportion to the batch. Two
-things end that: the KV cache (the :math:`b\kappa` term catches up with the
+things end that: the KV cache (the :math:`b\,c_\text{kv}` term catches up with the
 weights) or the compute roof (:math:`bF/P` overtakes the memory time). Section 3.7
 places this on the roofline; the two sides of the step are
 :func:`scalinglib.roofline.decode_time_terms`, shared by every decode model of the book.

@@ -217,69 +217,23 @@ def test_hedged_latency_curves(fig):
     assert delay_line.get_linestyle() == ":" and float(delay_line.get_xdata()[0]) == pytest.approx(1e3 * r.delay)
 
 
-def test_hedging_under_load_curves(fig):
-    loads = [0.3, 0.8, 0.9]
-    sweep = s3_4.hedging_sweep(utilizations=loads, n_requests=5_000)
-    ax_p, ax_b = s3_4.hedging_under_load(fig, sweep)
-    lines = _lines(ax_p)
-    fixed_label = f"hedged, delay fixed at {1e3 * sweep['fixed_delay']:.0f} ms"
-    policies = {"one copy", "shorter of two queues", "hedged at each load's p95", fixed_label, "tied"}
-    assert policies <= set(lines) <= policies | {s3_4.UNSTABLE_LABEL, "_nolegend_"}
-    choices = sl.simulate_replicas(0.8, "two_choices", n_requests=5_000, seed=0)
-    assert lines["shorter of two queues"][1][1] == pytest.approx(1e3 * np.quantile(choices.response, 0.99))
-    # each curve is the library's simulation, redone here for one point
-    none = sl.simulate_replicas(0.8, "none", n_requests=5_000, seed=0)
-    assert lines["one copy"][1][1] == pytest.approx(1e3 * np.quantile(none.response, 0.99))
-    tuned = sl.simulate_replicas(0.8, "hedged", n_requests=5_000, seed=0)
-    assert lines["hedged at each load's p95"][1][1] == pytest.approx(1e3 * np.quantile(tuned.response, 0.99))
-    tied = sl.simulate_replicas(0.8, "tied", n_requests=5_000, seed=0)
-    assert lines["tied"][1][1] == pytest.approx(1e3 * np.quantile(tied.response, 0.99))
-    light = sl.simulate_replicas(0.2, "none", n_requests=5_000, seed=0)
-    assert sweep["fixed_delay"] == pytest.approx(np.quantile(light.response, 0.95))
-    busy = _lines(ax_b)
-    np.testing.assert_allclose(busy["one copy"][1], sweep["one copy"]["busy"])
-    assert "busy = U" in busy
-    # tied requests lowest at every load; the colours and styles the caption names
-    assert np.all(lines["tied"][1] <= lines["one copy"][1])
-    styles = {line.get_label(): (line.get_color(), line.get_linestyle()) for line in ax_p.get_lines()}
-    assert styles["one copy"] == (sl.COLORS["vermillion"], "-")
-    assert styles["hedged at each load's p95"] == (sl.COLORS["blue"], "--")
-    assert styles[fixed_label] == (sl.COLORS["purple"], "-.")
-    assert styles["tied"] == (sl.COLORS["green"], ":")
-    assert styles["shorter of two queues"] == (sl.COLORS["orange"], "-")
-    markers = {line.get_label(): line.get_marker() for line in ax_p.get_lines()}
-    assert markers["one copy"] == "o" and markers["shorter of two queues"] == "v"
+def test_log_axes_carry_labelled_ticks_only(fig):
+    """The hockey stick and fan-out figures draw no minor ticks (they made each slider frame slow to draw)
+    and label their log axes with plain numbers."""
+    ax_c, ax_d = s3_4.latency_vs_utilization(fig, 0.8)
+    assert [t.get_text() for t in ax_c.get_yticklabels()] == ["10", "30", "100", "300", "1,000", "3,000"]
+    assert [t.get_text() for t in ax_d.get_yticklabels()] == ["0.01%", "0.1%", "1%", "10%", "100%"]
+    assert len(ax_c.yaxis.get_minorticklocs()) == 0 and len(ax_d.yaxis.get_minorticklocs()) == 0
+    fig.clear()
+    ax = s3_4.fanout(fig, 100)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "10", "100", "1,000", "10,000"]
+    assert len(ax.xaxis.get_minorticklocs()) == 0
 
 
-def test_hedging_under_load_marks_runs_without_a_steady_state(fig):
-    """A run without a steady state gets no point on its curve: an open marker at the top edge, an arrow off
-    the axis, and one legend entry saying why; its busy share keeps an open marker too."""
-    sweep = s3_4.hedging_sweep(utilizations=[0.5, 0.8, 0.9, 0.95])
-    fixed = sweep["hedged, delay fixed at light load"]
-    assert fixed["steady"].tolist() == [True, True, False, False]
-    for name in s3_4.SWEEP_POLICIES:
-        if name != "hedged, delay fixed at light load":
-            assert sweep[name]["steady"].all(), name
-    ax_p, ax_b = s3_4.hedging_under_load(fig, sweep)
-    lines = _lines(ax_p)
-    fixed_label = f"hedged, delay fixed at {1e3 * sweep['fixed_delay']:.0f} ms"
-    y = lines[fixed_label][1]
-    assert np.isfinite(y[:2]).all() and np.isnan(y[2:]).all()      # the curve stops before the unstable runs
-    x_open, y_open = lines[s3_4.UNSTABLE_LABEL]
-    np.testing.assert_allclose(x_open, [0.9, 0.95])
-    bottom, top = ax_p.get_ylim()
-    assert np.all(y_open < top) and np.all(y_open > 0.5 * top)      # at the top edge, inside the axes
-    steady_max = max(np.nanmax(lines[n][1]) for n in lines if n not in (s3_4.UNSTABLE_LABEL, "_nolegend_"))
-    assert np.all(y_open > steady_max)                              # above every plotted value
-    opened = [line for line in ax_p.get_lines() if line.get_label() == s3_4.UNSTABLE_LABEL]
-    assert opened[0].get_markerfacecolor() == "none"
-    arrows = [a for a in ax_p.texts if getattr(a, "arrow_patch", None) is not None]
-    assert len(arrows) == 2 and all(a.xy[1] == top for a in arrows)
-    legend = fig.legends[0]
-    assert [t.get_text() for t in legend.get_texts()][-1] == s3_4.UNSTABLE_LABEL
-    assert len(legend.get_texts()) == 6
-    busy = [line for line in ax_b.get_lines() if line.get_markerfacecolor() == "white"]
-    assert len(busy) == 1 and np.allclose(busy[0].get_xdata(), [0.9, 0.95])
+def test_batching_legend_uses_the_chapter_notation(fig):
+    ax_x, ax_l = s3_4.batching(fig, "Llama-3-8B", "A100", 2048)
+    labels = ax_l.get_legend_handles_labels()[1]
+    assert any("c_\\mathrm{kv}" in label for label in labels) and not any("kappa" in label for label in labels)
 
 
 def test_straggler_curves(fig):

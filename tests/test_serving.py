@@ -101,19 +101,26 @@ def test_the_27x_batching_effect_reproduced():
 
 def test_hand_written_model_of_the_text_equals_the_library():
     m = sl.get_decoder("Llama-3-8B")
-    kappa = 2 * m.n_layers * m.n_kv_heads * m.head_dim * 2 * 2048
+    c_kv = 2 * m.n_layers * m.n_kv_heads * m.head_dim * 2 * 2048
     flops = 2 * m.n_params + 4 * m.n_layers * m.d_model * 2048
     prof = sl.decode_profile([1, 64], m, A100, 2048)
     for i, b in enumerate((1, 64)):
-        t = max((2 * m.n_params + b * kappa) / A100.memory_bandwidth, b * flops / A100.peak("bf16"))
+        t = max((2 * m.n_params + b * c_kv) / A100.memory_bandwidth, b * flops / A100.peak("bf16"))
         assert prof["step_time"][i] == pytest.approx(t)
-    assert prof["kv_bytes_per_seq"] == kappa and prof["flops_per_token"] == flops
+    assert prof["kv_bytes_per_seq"] == c_kv and prof["flops_per_token"] == flops
 
 
 def test_without_grouped_query_attention_the_cache_caps_the_batch():
+    """Batch 64 does not fit the Llama 2 7B shape (the model's 11.3x there is not a servable number); the
+    largest batch that fits, 54, gains 10.9x, about a third (0.35) of the Llama 3 shape's 31.4x."""
     mha = sl.decode_profile([1, 64], "Llama-2-7B", "A100", context=2048)
-    assert round(mha["tokens_per_s"][1] / mha["tokens_per_s"][0], 1) == 11.3
     assert mha["max_batch"] == 54 and not mha["fits"][1]
+    fits = sl.decode_profile([1, 54], "Llama-2-7B", "A100", context=2048)
+    assert fits["fits"].all()
+    gain = fits["tokens_per_s"][1] / fits["tokens_per_s"][0]
+    assert round(gain, 1) == 10.9
+    gqa64 = sl.decode_profile([1, 64], "Llama-3-8B", "A100", context=2048)
+    assert round(gain / (gqa64["tokens_per_s"][1] / gqa64["tokens_per_s"][0]), 2) == 0.35
     gqa = sl.decode_profile([1, 64], "Llama-3-8B", "A100", context=2048)
     assert gqa["max_batch"] == 208 and gqa["fits"].all()
     assert sl.decode_profile(1, "Llama-3-8B", "A100", context=8192)["max_batch"] == 52

@@ -7,6 +7,7 @@ import math
 from ..latency import (
     expected_slowest_step,
     fanout_slow_probability,
+    kingman_mean_wait,
     littles_law,
     mm1_mean_response,
     mm1_response_percentile,
@@ -86,6 +87,14 @@ register(
         hint="Divide the p99 by the mean: the rate mu - lambda cancels.",
     ),
     Part(
+        "ex-3-4-2e",
+        lambda: 1.0 / MU + kingman_mean_wait(0.8, 1.0 / MU, 4.0),
+        rel_tol=1e-2,
+        unit=" s",
+        hint=("Pollaczek-Khinchine: mean wait = U / (1 - U) x (1 + C_s^2) / 2 x mean service time. "
+              "The response time adds the service time itself; in seconds."),
+    ),
+    Part(
         "ex-3-4-3a",
         lambda: fanout_slow_probability(0.01, 100),
         rel_tol=1e-2,
@@ -109,6 +118,13 @@ register(
         lambda: 1 - 0.99 ** (1 / 100),
         rel_tol=1e-2,
         hint="Solve 1 - (1 - p)^100 = 0.01 for p: p = 1 - 0.99^(1/100). A fraction, about 1e-4.",
+    ),
+    Part(
+        "ex-3-4-3e",
+        lambda: mm1_mean_response(0.7 * 1.1 * 100.0, 100.0) / mm1_mean_response(0.7 * 100.0, 100.0),
+        rel_tol=1e-2,
+        hint=("The copies are 10% more arrivals, so U grows from 0.7 to 0.7 x 1.1. The M/M/1 mean is "
+              "proportional to 1 / (1 - U): divide the new mean by the old one."),
     ),
     Part(
         "ex-3-4-4a",
@@ -144,7 +160,7 @@ register(
         kind="numbers",
         rel_tol=1e-2,
         unit=" tokens/s",
-        hint=("b / max((2N + b kappa) / B, b F / P) with 2N = 16 GB of weights, kappa = 2,048 x 131,072 bytes "
+        hint=("b / max((2N + b c_kv) / B, b F / P) with 2N = 16 GB of weights, c_kv = 2,048 x 131,072 bytes "
               "of cache per sequence, B = 2.039e12 bytes/s."),
     ),
     Part(
@@ -158,7 +174,7 @@ register(
         lambda: batching_answers()[1],
         rel_tol=0,
         whole=True,
-        hint="Largest b with 2N + b kappa <= 0.9 x 80 GB, where kappa is now 8,192 tokens' worth of cache.",
+        hint="Largest b with 2N + b c_kv <= 0.9 x 80 GB, where c_kv is now 8,192 tokens' worth of cache.",
     ),
     Part(
         "ex-3-4-5d",

@@ -1,10 +1,9 @@
-"""Figures of Section 3.4: the latency hockey stick, fan-out, hedged and tied requests, stragglers, batching."""
+"""Figures of Section 3.4: the latency hockey stick, fan-out, hedged requests, stragglers, batching."""
 
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.lines import Line2D
-from matplotlib.ticker import NullFormatter
+from matplotlib.ticker import NullLocator
 
 from ..latency import (
     expected_slowest_step,
@@ -12,7 +11,6 @@ from ..latency import (
     mm1_mean_response,
     mm1_response_percentile,
     simulate_hedged_requests,
-    simulate_replicas,
     simulate_slowest_step,
 )
 from ..plots import COLORS, IDEAL, log2_axis, style_axes
@@ -29,7 +27,8 @@ def _ms(seconds):
 def latency_vs_utilization(fig, utilization, service_time=0.010, rho_max=0.98):
     """Left: mean, p99 and p99.9 response time of an M/M/1 queue against utilization, with the
     chosen utilization marked. Right: the share of requests slower than t at that utilization
-    (log scale), with the percentiles marked. Returns the two axes."""
+    (log scale), with the percentiles marked. The log axes carry labelled ticks only (no minor
+    ticks), which keeps a slider's frames quick to draw. Returns the two axes."""
     mu = 1.0 / service_time
     rho = np.linspace(0.0, rho_max, 200)
     ax_c, ax_d = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.25, 1]})
@@ -48,6 +47,10 @@ def latency_vs_utilization(fig, utilization, service_time=0.010, rho_max=0.98):
     ax_c.axvline(utilization, color=COLORS["grey"], linestyle=":", linewidth=1.2)
     ax_c.set_yscale("log")
     ax_c.set_ylim(service_time * 1e3 * 0.5, service_time * 1e3 * 500)
+    low, high = ax_c.get_ylim()
+    ticks = [t for t in (1, 3, 10, 30, 100, 300, 1000, 3000, 10000, 30000) if low <= t <= high]
+    ax_c.set_yticks(ticks, [f"{t:,}" for t in ticks])
+    ax_c.yaxis.set_minor_locator(NullLocator())
     ax_c.set_xlim(0, 1)
     ax_c.set_xlabel(r"utilization $U = \lambda / \mu$")
     ax_c.set_ylabel("response time (ms, log scale)")
@@ -63,6 +66,8 @@ def latency_vs_utilization(fig, utilization, service_time=0.010, rho_max=0.98):
                       bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5})
     ax_d.set_yscale("log")
     ax_d.set_ylim(1e-4, 1.2)
+    ax_d.set_yticks([1e-4, 1e-3, 1e-2, 1e-1, 1.0], ["0.01%", "0.1%", "1%", "10%", "100%"])
+    ax_d.yaxis.set_minor_locator(NullLocator())
     ax_d.set_xlim(0, max(here["p99.9"] * 1e3 * 1.6, service_time * 1e3 * 10))
     ax_d.set_xlabel("response time t (ms)")
     ax_d.set_ylabel("share of requests slower than t")
@@ -106,6 +111,9 @@ def fanout(fig, n, p_values=(0.01, 0.001, 0.0001), n_max=10_000):
     ax.axvline(n, color=COLORS["grey"], linestyle=":", linewidth=1.2)
     ax.set_xscale("log")
     ax.set_xlim(1, n_max)
+    ticks = [t for t in (1, 10, 100, 1000, 10_000, 100_000) if t <= n_max]
+    ax.set_xticks(ticks, [f"{t:,}" for t in ticks])
+    ax.xaxis.set_minor_locator(NullLocator())
     ax.set_ylim(0, 1.05)
     ax.set_xlabel("servers each request waits for (fan-out K, log scale)")
     ax.set_ylabel("share of requests that are slow")
@@ -142,120 +150,7 @@ def hedged_latency(fig, hedge_quantile=0.95, seed=0, n_requests=200_000):
     return ax
 
 
-#: Utilizations of Figure 3.4.3 (hedged and tied requests under load).
-LOADS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
-
-
-#: The policies of :func:`hedging_sweep`, in the order of the figure's legend and the notebook's table.
-SWEEP_POLICIES = ("one copy", "shorter of two queues", "hedged at each load's p95",
-                  "hedged, delay fixed at light load", "tied")
-
-
-def hedging_sweep(utilizations=LOADS, light_load=0.2, quantile=0.95, seed=0, n_requests=50_000, **options):
-    """The p99, the servers' busy share and whether a steady state exists, under five policies, at each load.
-
-    Policies (:data:`SWEEP_POLICIES`): one copy to a random server; one copy to the shorter of two queues;
-    hedged at the ``quantile`` of that load's own response time, measured on the one-copy run with the same
-    draws (an oracle: re-tuned as the load changes); hedged with a delay fixed at the ``quantile`` measured
-    once at ``light_load``; tied. All from :func:`scalinglib.latency.simulate_replicas` with the same seed;
-    ``options`` go to it. Returns a dict: ``"utilization"``, ``"fixed_delay"`` (seconds), and for each policy
-    name a dict of arrays ``"p99"`` (seconds, that of the run even when it has no steady state), ``"busy"``,
-    ``"copies"`` and ``"steady"`` (False where the run's queues grow for as long as it lasts, so that its p99
-    depends on the run's length; see :func:`scalinglib.latency.simulate_replicas`)."""
-    loads = np.asarray(utilizations, dtype=float)
-    fixed = float(np.quantile(simulate_replicas(light_load, "none", seed=seed, n_requests=n_requests,
-                                                **options).response, quantile))
-    out = {"utilization": loads, "fixed_delay": fixed}
-    rows = {name: {"p99": [], "busy": [], "copies": [], "steady": []} for name in SWEEP_POLICIES}
-    for u in loads:
-        none = simulate_replicas(u, "none", seed=seed, n_requests=n_requests, **options)
-        runs = (none,
-                simulate_replicas(u, "two_choices", seed=seed, n_requests=n_requests, **options),
-                simulate_replicas(u, "hedged", seed=seed, n_requests=n_requests,
-                                  delay=float(np.quantile(none.response, quantile)), **options),
-                simulate_replicas(u, "hedged", seed=seed, n_requests=n_requests, delay=fixed, **options),
-                simulate_replicas(u, "tied", seed=seed, n_requests=n_requests, **options))
-        for name, run in zip(SWEEP_POLICIES, runs):
-            rows[name]["p99"].append(float(np.quantile(run.response, 0.99)))
-            rows[name]["busy"].append(run.busy)
-            rows[name]["copies"].append(run.copies)
-            rows[name]["steady"].append(run.steady)
-    for name in SWEEP_POLICIES:
-        out[name] = {key: np.asarray(values) for key, values in rows[name].items()}
-    return out
-
-
-#: Colour, line style and marker of each policy in :func:`hedging_under_load`.
-SWEEP_LOOKS = {"one copy": (COLORS["vermillion"], "-", "o"),
-               "shorter of two queues": (COLORS["orange"], "-", "v"),
-               "hedged at each load's p95": (COLORS["blue"], "--", "s"),
-               "hedged, delay fixed at light load": (COLORS["purple"], "-.", "^"),
-               "tied": (COLORS["green"], ":", "D")}
-
-#: Label of the open markers drawn, at the top of the p99 panel, for runs without a steady state.
-UNSTABLE_LABEL = "no steady state: p99 grows with run time"
-
-
-def hedging_under_load(fig, sweep=None):
-    """Left: p99 response time against utilization for the five policies of :func:`hedging_sweep` (computed
-    if not given). A run without a steady state has no p99 to report: it is drawn as an open marker at the
-    top edge with an arrow pointing off the axis, and its curve stops before it. Right: the share of time
-    the servers are busy, cancelled work included, open markers again for the runs without a steady
-    state. Returns the two axes."""
-    data = hedging_sweep() if sweep is None else sweep
-    loads = data["utilization"]
-    ax_p, ax_b = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.25, 1]})
-    for ax in (ax_p, ax_b):
-        style_axes(ax)
-    fixed_ms = data["fixed_delay"] * 1e3
-    steady_p99 = np.concatenate([_ms(data[n]["p99"])[data[n]["steady"]] for n in SWEEP_LOOKS])
-    top = 3.0 * steady_p99.max() if steady_p99.size else 1e4
-    bottom = 0.7 * steady_p99.min() if steady_p99.size else 1.0
-    flagged = False
-    for name, (color, style, marker) in SWEEP_LOOKS.items():
-        label = name.replace("fixed at light load", f"fixed at {fixed_ms:.0f} ms")
-        ok = data[name]["steady"]
-        p99 = np.where(ok, _ms(data[name]["p99"]), np.nan)
-        ax_p.plot(loads, p99, color=color, linestyle=style, marker=marker, markersize=4, label=label)
-        ax_b.plot(loads, data[name]["busy"], color=color, linestyle=style, marker=marker, markersize=4,
-                  label=label, markevery=list(np.flatnonzero(ok)))
-        if not ok.all():
-            edge = top / 1.7
-            ax_p.plot(loads[~ok], np.full((~ok).sum(), edge), linestyle="none", marker=marker, markersize=6,
-                      markerfacecolor="none", markeredgecolor=color,
-                      label="_nolegend_" if flagged else UNSTABLE_LABEL)
-            for x in loads[~ok]:
-                ax_p.annotate("", (x, top), xytext=(x, edge), annotation_clip=False,
-                              arrowprops={"arrowstyle": "->", "color": color, "lw": 1.0})
-            ax_b.plot(loads[~ok], data[name]["busy"][~ok], linestyle="none", marker=marker, markersize=6,
-                      markerfacecolor="white", markeredgecolor=color, label="_nolegend_")
-            flagged = True
-    ax_p.set_yscale("log")
-    ax_p.set_ylim(bottom, top)
-    ticks = [t for t in (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000) if bottom <= t <= top]
-    ax_p.set_yticks(ticks, [f"{t:,}" for t in ticks])
-    ax_p.yaxis.set_minor_formatter(NullFormatter())
-    ax_p.set_xlim(0, 1)
-    ax_p.set_xlabel(r"utilization $U$ of the requests themselves")
-    ax_p.set_ylabel("p99 response time (ms, log scale)")
-    handles, labels = ax_p.get_legend_handles_labels()
-    if flagged:                                     # the open marker's legend entry last, in neutral grey
-        i = labels.index(UNSTABLE_LABEL)
-        del handles[i], labels[i]
-        handles.append(Line2D([], [], linestyle="none", marker="o", markersize=6, markerfacecolor="none",
-                              markeredgecolor=COLORS["grey"]))
-        labels.append(UNSTABLE_LABEL)
-    fig.legend(handles, labels, loc="outside lower center", ncols=3, fontsize=7.5)
-    ax_b.plot([0, 1], [0, 1], label="busy = U", **IDEAL)
-    ax_b.set_xlim(0, 1)
-    ax_b.set_ylim(0, 1.05)
-    ax_b.set_xlabel(r"utilization $U$ of the requests themselves")
-    ax_b.set_ylabel("share of time servers are busy")
-    ax_b.legend(loc="upper left", fontsize=7.5, handles=ax_b.get_lines()[-1:])
-    return ax_p, ax_b
-
-
-def stragglers(fig, base_time=1.0, jitter=0.05, k_max=4096, seed=0, n_steps=2_000):
+def stragglers(fig, base_time=1.0, jitter=0.05, k_max=4096, seed=0, n_steps=500):
     """Left: expected time of a synchronous step against the number of workers, the closed form for
     exponential jitter with seeded Monte-Carlo points for exponential and Gaussian jitter of the same
     size, and with one backup worker per 32. Right: the resulting efficiency, a worker's mean time over the
@@ -322,7 +217,7 @@ def batching(fig, model="Llama-3-8B", device="A100 SXM 80GB", context=2048, batc
     ax_l.plot(batches[fits], _ms(prof["step_time"][fits]), marker="o", markersize=4, color=COLORS["vermillion"],
               label="time per step = per-token latency")
     ax_l.plot(batches, _ms(prof["memory_time"]), color=COLORS["grey"], linestyle="--", linewidth=1.2,
-              label=r"memory time $(2N + b\,\kappa)/B$")
+              label=r"memory time $(2N + b\,c_\mathrm{kv})/B$")
     ax_l.plot(batches, _ms(prof["compute_time"]), color=COLORS["green"], linestyle=":", linewidth=1.5,
               label=r"compute time $b\,F/P$")
     log2_axis(ax_l, "x")
