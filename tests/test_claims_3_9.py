@@ -332,6 +332,22 @@ def test_solution_numbers():
     assert round(2048 * days / 14, 1) == 1364.6 and math.ceil(2048 * 9.3 / 14) == 1361
 
 
+def test_solution_3_9_6c_faster_ports():
+    lay = sl.parallel_layout(2048, 13e9, 4e6, 4e6)
+    ndr = sl.LINKS["InfiniBand NDR"].bandwidth
+    assert ndr == 2 * sl.LINKS["InfiniBand HDR"].bandwidth == 50e9
+    assert round(lay.tp_fraction, 3) == 0.150 and lay.bubble_fraction == 0
+    assert round(sl.exposed_allreduce_fraction(lay, 13e9), 3) == 0.324
+    assert round(sl.exposed_allreduce_fraction(lay, 13e9, port_bandwidth=ndr), 3) == 0.081
+    mfu, days, thousands = expected_answer("ex-3-9-6c")
+    assert round(1 / (1 + 0.150 + 0.081), 3) == 0.812 and round(mfu, 2) == 0.39
+    assert round(days, 2) == 1.05 and round(thousands) == 176
+    hdr = _capstone_row(2048)[3]
+    assert round(hdr.dollars / 1e3) == 211 and round(hdr.days, 2) == 1.25
+    saving = hdr.dollars / 1e3 - thousands
+    assert round(saving) == 35 and round(hdr.dollars / 1e3 / saving) == 6        # "a sixth of the bill"
+
+
 def test_exercise_3_9_6b_hint_warns_against_the_rounded_days():
     fb = check("ex-3-9-6b", 1361)
     assert not fb.correct and "unrounded days" in fb.text() and "1,361" in fb.text()
