@@ -67,8 +67,8 @@ from ._validate import (
     single_whole,
 )
 from .batchsize import examples_to_target
-from .hardware import get_accelerator
 from .comm import multiring_allreduce_time
+from .hardware import get_accelerator
 from .layout import A100_ACHIEVED_FLOPS, A100_NVLINK_BANDWIDTH, Layout, hidden_size_for, layout_sweep
 from .roofline import decode_tokens_per_second
 
