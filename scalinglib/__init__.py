@@ -40,6 +40,7 @@ from .cost import (
     device_decode_rate,
     devices_for_demand,
     duty_cycle_cost_factor,
+    exposed_allreduce_fraction,
     flops_per_token,
     max_decode_batch,
     mfu,
@@ -307,6 +308,7 @@ __all__ = [
     "device_decode_rate",
     "max_decode_batch",
     "critical_batch_cost",
+    "exposed_allreduce_fraction",
     "TrainingCost",
     "training_cost",
     # published runs (3.9)

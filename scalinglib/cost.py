@@ -2,8 +2,9 @@ r"""What a run costs: FLOPs, utilization, time and money (Section 3.9).
 
 The letters follow the chapter's notation table: N parameters, :math:`\ell`
 layers, L sequence length, K devices, P peak FLOP/s, X sustained FLOP/s,
-:math:`D_\text{tok}` training tokens, U utilization; :math:`\kappa` is
-Section 3.9's price of one device-hour.
+:math:`D_\text{tok}` training tokens, U utilization; :math:`C_h` is
+Section 3.9's price of one device-hour and :math:`C_\text{API}` an API's price
+per million tokens.
 
 **FLOPs per token.** A dense decoder-only transformer with N parameters
 spends about 2N FLOPs per token in the forward pass (one multiply and one add
@@ -34,14 +35,14 @@ with X the rate *including* the recomputed FLOPs, which is what Megatron-LM
 reports.
 
 **Cost.** A device is billed by the hour whether or not it computes. With
-price :math:`\kappa` per device-hour, a throughput of r tokens/s while busy and
-a utilization U (the share of paid hours it is busy),
+price :math:`C_h` per device-hour, a throughput of :math:`R_\text{dev}` tokens/s
+while busy and a utilization U (the share of paid hours it is busy),
 
-.. math:: \text{cost per million tokens} = \frac{10^6\,\kappa}{3600\,r\,U},
+.. math:: \text{cost per million tokens} = \frac{10^6\,C_h}{3600\,R_\text{dev}\,U},
 
 so cost scales as 1/U: a 40% duty cycle costs 2.5 times the benchmark figure.
-Self-hosting beats an API that charges :math:`\kappa_\text{API}` per million
-tokens once :math:`U > 10^6 \kappa / (3600\,r\,\kappa_\text{API})`, the
+Self-hosting beats an API that charges :math:`C_\text{API}` per million
+tokens once :math:`U > 10^6 C_h / (3600\,R_\text{dev}\,C_\text{API})`, the
 break-even utilization.
 """
 
@@ -66,8 +67,9 @@ from ._validate import (
     single_whole,
 )
 from .batchsize import examples_to_target
+from .comm import multiring_allreduce_time
 from .hardware import get_accelerator
-from .layout import hidden_size_for, layout_sweep
+from .layout import A100_ACHIEVED_FLOPS, A100_NVLINK_BANDWIDTH, Layout, hidden_size_for, layout_sweep
 from .roofline import decode_tokens_per_second
 
 __all__ = [
@@ -83,6 +85,7 @@ __all__ = [
     "device_decode_rate",
     "max_decode_batch",
     "critical_batch_cost",
+    "exposed_allreduce_fraction",
     "TrainingCost",
     "training_cost",
 ]
@@ -238,17 +241,17 @@ def training_time(tokens, n_params, n_devices, flops_per_device, recompute=True)
 def cost_per_million_tokens(price_per_device_hour, tokens_per_second_per_device, utilization=1.0):
     r"""Dollars (or any currency) per million tokens from an hourly price, a throughput and a utilization.
 
-    .. math:: \frac{10^6\,\kappa}{3600\,r\,U}
+    .. math:: \frac{10^6\,C_h}{3600\,R_\text{dev}\,U}
 
-    The device is paid for every hour; it produces r tokens/s only during the
+    The device is paid for every hour; it produces :math:`R_\text{dev}` tokens/s only during the
     share U of the hours in which it has work.
 
     Parameters
     ----------
     price_per_device_hour : float or array_like
-        Price :math:`\kappa` of one device for one hour, > 0.
+        Price :math:`C_h` of one device for one hour, > 0.
     tokens_per_second_per_device : float or array_like
-        Throughput r of one device while busy, tokens/s, > 0.
+        Throughput :math:`R_\text{dev}` of one device while busy, tokens/s, > 0.
     utilization : float or array_like, optional
         Share U of paid hours the device is busy, in (0, 1] (default 1).
 
@@ -297,18 +300,18 @@ def break_even_utilization(price_per_device_hour, tokens_per_second_per_device, 
     r"""The utilization above which a self-hosted device is cheaper per token than an API.
 
     Setting :func:`cost_per_million_tokens` equal to the API's price
-    :math:`\kappa_\text{API}` and solving for U:
+    :math:`C_\text{API}` and solving for U:
 
-    .. math:: U^{*} = \frac{10^6\,\kappa}{3600\,r\,\kappa_\text{API}}
+    .. math:: U^{*} = \frac{10^6\,C_h}{3600\,R_\text{dev}\,C_\text{API}}
 
     Parameters
     ----------
     price_per_device_hour : float or array_like
-        Price :math:`\kappa` of one device-hour, > 0.
+        Price :math:`C_h` of one device-hour, > 0.
     tokens_per_second_per_device : float or array_like
-        Throughput r of one device while busy, tokens/s, > 0.
+        Throughput :math:`R_\text{dev}` of one device while busy, tokens/s, > 0.
     api_price_per_million_tokens : float or array_like
-        The API's price :math:`\kappa_\text{API}` per million tokens, in the same currency, > 0.
+        The API's price :math:`C_\text{API}` per million tokens, in the same currency, > 0.
 
     Returns
     -------
@@ -332,7 +335,7 @@ def break_even_utilization(price_per_device_hour, tokens_per_second_per_device, 
 def devices_for_demand(demand_tokens_per_second, tokens_per_second_per_device, target_utilization=1.0):
     r"""Devices needed to serve a demand while running each at a target utilization.
 
-    .. math:: K = \left\lceil \frac{\text{demand}}{r \cdot U_\text{target}} \right\rceil
+    .. math:: K = \left\lceil \frac{\text{demand}}{R_\text{dev} \cdot U_\text{target}} \right\rceil
 
     Size for the *sustained* demand (a long-run average) and the devices run
     near the target; size for the peak and they idle the rest of the time.
@@ -391,8 +394,8 @@ def device_decode_rate(batch, n_params, context_tokens, device="A100 SXM 80GB", 
     :math:`2N` FLOPs per sequence. The step takes the longer of the memory
     time and the compute time on a device with bandwidth B and peak P:
 
-    .. math:: t(b) = \max\left(\frac{N b_\text{p} + b\,2 \ell h L b_\text{p}}{B},\;
-              \frac{2 N b}{P}\right), \qquad \text{tokens/s} = \frac{b}{t(b)}.
+    .. math:: T_\text{step}(b) = \max\left(\frac{N b_\text{p} + b\,2 \ell h L b_\text{p}}{B},\;
+              \frac{2 N b}{P}\right), \qquad \text{tokens/s} = \frac{b}{T_\text{step}(b)}.
 
     The shape comes from :func:`scalinglib.layout.hidden_size_for` (a GPT-style
     model, width h = aspect_ratio times depth :math:`\ell`). The weight read is the
@@ -504,15 +507,15 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
     r"""GPU-time and wall time to reach a target loss as a cluster grows: the critical-batch wall in money.
 
     The cluster is laid out by :func:`scalinglib.layout.layout_sweep`, which
-    gives the global batch B and the scaling efficiency E at each size. By
+    gives the global batch :math:`B_\text{g}` and the scaling efficiency E at each size. By
     McCandlish et al. (2018) reaching the target takes
-    :math:`e(B) = e_\min (1 + B/B_\text{crit})` tokens, each costing the same
-    FLOPs, done at a share E of the sustained rate. So the GPU-time, and the
-    money, is proportional to
+    :math:`D_\text{tok}(B_\text{g}) = D_\text{min} (1 + B_\text{g}/B_\text{crit})` tokens,
+    each costing the same FLOPs, done at a share E of the sustained rate. So the GPU-time, and the money, is
+    proportional to
 
-    .. math:: \text{cost factor} = \frac{1 + B / B_\text{crit}}{E},
+    .. math:: \text{cost factor} = \frac{1 + B_\text{g} / B_\text{crit}}{E},
 
-    in units of the least possible GPU-time (:math:`e_\min` tokens at E = 1),
+    in units of the least possible GPU-time (:math:`D_\text{min}` tokens at E = 1),
     and the wall time to the cost factor divided by the number of GPUs.
 
     Two ways of using a cluster past the data-parallel cap are compared:
@@ -579,6 +582,95 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
     }
 
 
+def exposed_allreduce_fraction(layout, n_params, *, seq_len=2048, micro_batch=1, bytes_per_value=2.0,
+                               achieved_flops=A100_ACHIEVED_FLOPS, gpus_per_node=8, alpha=5e-6,
+                               intra_bandwidth=A100_NVLINK_BANDWIDTH, port_bandwidth=25e9):
+    r"""The data-parallel gradient all-reduce that the backward pass does not hide, over a step's compute.
+
+    This is :math:`\rho_\text{DP}` of Section 3.8.7, for one layout of
+    :func:`scalinglib.layout.parallel_layout`. Each GPU holds :math:`1/(tp)` of
+    a replica and all-reduces its :math:`b_\text{p} N/(tp)` bytes of gradients with
+    the d GPUs that hold the same share in the other replicas. NCCL lays the
+    rings out node by node: a node of g GPUs holds :math:`\min(d, g/t)` members
+    of a group, and each runs its own ring through its own network port
+    (:func:`scalinglib.comm.multiring_allreduce_time`). Only the backward pass
+    of the last of the m micro-batches, :math:`4 N b L/(tpX)` seconds, can hide
+    the all-reduce; what sticks out is spread over the step's compute
+    :math:`6 N m b L/(tpX)`:
+
+    .. math:: \rho_\text{DP} = \frac{\max\bigl(0,\; T_\text{AR} - 4NbL/(tpX)\bigr)}{6N\,m\,bL/(tpX)}
+
+    The defaults are Section 3.8.7's: A100s at X = 150 TFLOP/s, eight to a node
+    on NVLink 3 (300 GB/s each way), one InfiniBand HDR port of 25 GB/s per
+    GPU, :math:`\alpha` = 5 us per message, bf16 gradients.
+
+    Parameters
+    ----------
+    layout : Layout
+        One cluster's split, from :func:`scalinglib.layout.parallel_layout`.
+    n_params : float
+        Parameters N of the model the layout was made for, > 0.
+    seq_len, micro_batch : int, optional
+        Tokens per sequence L and sequences per micro-batch b, whole >= 1
+        (default 2,048 and 1, as the layout's).
+    bytes_per_value : float, optional
+        Bytes per gradient value :math:`b_\text{p}`, > 0 (default 2).
+    achieved_flops : float, optional
+        Sustained FLOP/s X of one GPU, > 0 (default 150e12).
+    gpus_per_node : int, optional
+        GPUs g per node, whole >= 1 (default 8).
+    alpha : float, optional
+        Latency per message, s, >= 0 (default 5e-6), inside and between nodes.
+    intra_bandwidth, port_bandwidth : float, optional
+        Bytes/s each way of one GPU's link inside a node and of its network
+        port, > 0 (defaults 300e9 and 25e9).
+
+    Returns
+    -------
+    float
+        :math:`\rho_\text{DP}` (0 when the all-reduce hides); NaN when the layout
+        does not fit.
+
+    Raises
+    ------
+    TypeError
+        ``layout`` is not a :class:`~scalinglib.layout.Layout`, or an array where one number is taken.
+    ValueError
+        A value out of range.
+
+    References
+    ----------
+    Section 3.8.7; Narayanan et al. (2021) for the layout.
+
+    Examples
+    --------
+    >>> from scalinglib.layout import parallel_layout
+    >>> [round(exposed_allreduce_fraction(parallel_layout(k, 13e9, 4e6, 4e6), 13e9), 3) for k in (8, 1024, 2048)]
+    [0.0, 0.079, 0.324]
+    """
+    if not isinstance(layout, Layout):
+        raise TypeError(f"layout must be a Layout from parallel_layout; got {type(layout).__name__}")
+    n = single(check_positive, "n_params", n_params)
+    s = single_whole("seq_len", seq_len)
+    b = single_whole("micro_batch", micro_batch)
+    b_p = single(check_positive, "bytes_per_value", bytes_per_value)
+    x = single(check_positive, "achieved_flops", achieved_flops)
+    g = single_whole("gpus_per_node", gpus_per_node)
+    a = single(check_nonnegative, "alpha", alpha)
+    intra = single(check_positive, "intra_bandwidth", intra_bandwidth)
+    port = single(check_positive, "port_bandwidth", port_bandwidth)
+    if not layout.fits:
+        return float("nan")
+    split = layout.tp * layout.pp                         # GPUs sharing one replica's gradients
+    per_node = max(1, min(layout.dp, g // layout.tp))     # members of one data-parallel group in a node
+    t_ar = float(multiring_allreduce_time(b_p * n / split, max(1, layout.dp // per_node), per_node,
+                                          a, 1 / intra, a, 1 / port, nics=per_node))
+    tokens = b * s
+    last = 4.0 * n * tokens / (split * x)                 # backward pass of the last micro-batch
+    step = 6.0 * n * layout.microbatches * tokens / (split * x)
+    return max(0.0, t_ar - last) / step
+
+
 class TrainingCost(NamedTuple):
     """Time and money of one training run (:func:`training_cost`)."""
 
@@ -599,12 +691,12 @@ def training_cost(n_params, tokens, n_devices, price_per_device_hour, *, device=
                   utilization=1.0, precision="bf16"):
     r"""Days and dollars to train a model: the chapter's capstone calculator.
 
-    .. math:: t_\text{compute} = \frac{6 N D_\text{tok}}{K \cdot \text{MFU} \cdot P}, \quad
-              t_\text{calendar} = \frac{t_\text{compute}}{U}, \quad
-              \$ = K \, t_\text{calendar} \, \kappa
+    .. math:: T_\text{compute} = \frac{6 N D_\text{tok}}{K \cdot \text{MFU} \cdot P}, \quad
+              T_\text{calendar} = \frac{T_\text{compute}}{U}, \quad
+              \$ = K \, T_\text{calendar} \, C_h
 
     with K the number of devices, P the device's dense peak at ``precision``
-    from the hardware catalog, :math:`\kappa` the price of a device-hour and
+    from the hardware catalog, :math:`C_h` the price of a device-hour and
     U the utilization, the share of paid device-hours the run is
     actually training (the rest goes to failures, restarts, reloading
     checkpoints and idle gaps). The price is an input, not a fact: rental
@@ -622,7 +714,7 @@ def training_cost(n_params, tokens, n_devices, price_per_device_hour, *, device=
     n_devices : int
         Devices K, whole >= 1.
     price_per_device_hour : float
-        Price :math:`\kappa` of one device-hour, > 0.
+        Price :math:`C_h` of one device-hour, > 0.
     device : str or Accelerator, optional
         A device of :data:`scalinglib.hardware.CATALOG` (default the H100 SXM 80GB).
     mfu : float, optional

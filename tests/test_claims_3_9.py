@@ -23,7 +23,7 @@ def test_communication_fraction_as_a_share_of_the_bill():
     assert 1 - sl.scaling_efficiency(1.0) == pytest.approx(0.5)
 
 
-# --- 3.9.2 and 3.9.3 ---------------------------------------------------------------------------
+# --- 3.9.2 and 3.9.4 ---------------------------------------------------------------------------
 
 
 def test_palm_attention_share_and_mfu():
@@ -65,7 +65,7 @@ def test_gpt3_attention_adds_under_three_percent():
     assert round(gpt3.tokens_per_second_per_device, 1) == 23.4
 
 
-# --- 3.9.4 -------------------------------------------------------------------------------------
+# --- 3.9.5 -------------------------------------------------------------------------------------
 
 
 def test_megatron_growth_factors_and_dp_degree():
@@ -88,7 +88,7 @@ def _model_tflops(row):
     return row.mfu() * 312
 
 
-def test_model_flops_line_of_figure_3_9_2():
+def test_model_flops_line_of_figure_3_9_3():
     values = [_model_tflops(r) for r in sl.MEGATRON_WEAK_SCALING]
     assert 100 < min(values) and max(values) < 125          # "near 105 to 122"
 
@@ -113,10 +113,10 @@ def test_megatron_mfu_of_first_and_last_rows():
     assert out == [33.6, 39.2]
 
 
-# --- 3.9.5 -------------------------------------------------------------------------------------
+# --- 3.9.3 -------------------------------------------------------------------------------------
 
 
-def test_figure_3_9_3_numbers():
+def test_figure_3_9_1_numbers():
     assert round(sl.cost_per_million_tokens(3.0, 2000.0), 2) == 0.42
     assert [round(100 * sl.break_even_utilization(3.0, 2000.0, api)) for api in (1.0, 2.0)] == [42, 21]
     assert sl.duty_cycle_cost_factor(0.4) == pytest.approx(2.5)
@@ -178,7 +178,7 @@ def test_sizing_by_sustained_demand():
     assert bills["sustained"] < bills["peak"] < tokens / 1e6 * 0.5
 
 
-# --- 3.9.8 -------------------------------------------------------------------------------------
+# --- 3.9.9 -------------------------------------------------------------------------------------
 
 
 def test_critical_batch_figure_and_text():
@@ -192,6 +192,13 @@ def test_critical_batch_figure_and_text():
     speed_split = split["time_factor"][0] / split["time_factor"][-1]
     speed_grow = grow["time_factor"][0] / grow["time_factor"][-1]
     assert 280 < speed_split < 300 and 110 < speed_grow < 125
+
+
+def test_critical_batch_bill_uses_section_3_3s_layouts_without_rho_dp():
+    # "The library lays out each cluster as that section did, without the capstone's rho_DP"
+    lay = sl.parallel_layout(4096, 13e9, 2e6, 2e6)
+    assert sl.critical_batch_cost([4096], 13e9, 2e6)["efficiency"][0] == pytest.approx(lay.efficiency)
+    assert lay.efficiency == pytest.approx(1 / (1 + lay.tp_fraction + lay.bubble_fraction))
 
 
 def test_bigger_model_has_a_lower_overhead_only_with_its_assumed_bigger_critical_batch():
@@ -214,10 +221,67 @@ def test_bigger_model_has_a_lower_overhead_only_with_its_assumed_bigger_critical
     assert round(sl.flops_per_token(175e9) / sl.flops_per_token(13e9), 1) == 13.5
 
 
-# --- 3.9.9 and what carries forward ------------------------------------------------------------
+# --- 3.9.8, the capstone ----------------------------------------------------------------------
+
+A100 = "A100 SXM 80GB"
+CAPSTONE_GPUS = (128, 256, 512, 1024, 2048, 4096)
 
 
-def test_capstone_example():
+def _capstone_row(k, n=13e9, tokens=260e9, crit=4e6, x=150e12, u=0.9):
+    lay = sl.parallel_layout(k, n, crit, crit)
+    rho_dp = sl.exposed_allreduce_fraction(lay, n)
+    e = 1 / (1 + lay.tp_fraction + lay.bubble_fraction + rho_dp)
+    mfu = e * x / sl.get_accelerator(A100).peak("bf16")
+    price = sl.hardware.INSTANCE_PRICES["AWS p4de.24xlarge, on-demand"].usd_per_device_hour
+    run = sl.training_cost(n, tokens, k, price, device=A100, mfu=mfu, utilization=u)
+    return lay, rho_dp, mfu, run
+
+
+def test_exposed_allreduce_fraction_reproduces_section_3_8_7():
+    # the rho_DP column of 3.8.7's table for the 13B layouts at a 4M-token critical batch
+    printed = [0.000, 0.016, 0.047, 0.062, 0.070, 0.074, 0.077, 0.079, 0.324, 0.329, 0.339, 0.358]
+    gpus = [int(g) for g in 2 ** np.arange(3, 15)]
+    got = [round(sl.exposed_allreduce_fraction(sl.parallel_layout(g, 13e9, 4e6, 4e6), 13e9), 3) for g in gpus]
+    assert got == printed
+    assert math.isnan(sl.exposed_allreduce_fraction(sl.parallel_layout(2, 13e9, 4e6, 4e6), 13e9))
+
+
+def test_capstone_steps_one_to_three():
+    lay = sl.parallel_layout(1024, 13e9, 4e6, 4e6)
+    assert f"{6 * 13e9 * 260e9:.3g}" == "2.03e+22"
+    assert lay.min_gpus == 4 and lay.dp_cap == 488
+    assert (lay.dp, lay.tp, lay.pp, lay.microbatches) == (256, 4, 1, 4)
+    assert 260e9 / 13e9 == 20                                  # Chinchilla's tokens per parameter
+    assert sl.get_accelerator(A100).peak("bf16") == 312e12 and round(150e12 / 312e12, 2) == 0.48
+
+
+def test_capstone_price_comes_from_section_3_2s_table():
+    row = sl.hardware.INSTANCE_PRICES["AWS p4de.24xlarge, on-demand"]
+    assert row.chip == A100 and row.devices == 8
+    assert round(row.usd_per_device_hour, 2) == 3.43
+
+
+def test_capstone_table():
+    rows = {k: _capstone_row(k) for k in CAPSTONE_GPUS}
+    # up to the cap: only replicas are added, each doubling halves the days, the bill stays near $163k
+    for k in (128, 256, 512, 1024):
+        lay, _, mfu, run = rows[k]
+        assert (lay.tp, lay.pp) == (4, 1) and 0.42 <= round(mfu, 2) <= 0.43
+        assert 162 <= round(run.dollars / 1e3) <= 164
+    assert rows[1024][0].dp == rows[2048][0].dp == rows[4096][0].dp == 256      # the cap
+    assert [round(rows[k][3].days, 2) for k in (1024, 2048, 4096)] == [1.94, 1.25, 0.73]
+    assert [round(rows[k][3].dollars / 1e3) for k in (1024, 2048, 4096)] == [164, 211, 248]
+    # past it, t = 8 puts one member of each data-parallel group in a node: rho_DP grows fourfold
+    assert (rows[2048][0].tp, rows[4096][0].pp) == (8, 2)
+    assert round(rows[2048][1] / rows[1024][1]) == 4
+    assert round(rows[4096][0].bubble_fraction, 3) == 0.25
+    # "communication made up most of rho past the data-parallel cap"
+    for k in (2048, 4096):
+        lay, rho_dp, _, _ = rows[k]
+        assert lay.tp_fraction + rho_dp > lay.bubble_fraction
+
+
+def test_capstone_calculator_example():
     run = sl.training_cost(70e9, 1.4e12, 2048, 3.0, device=H100, mfu=0.4, utilization=0.9)
     assert round(run.days, 1) == 9.3 and round(run.dollars / 1e6, 2) == 1.38
     assert round(run.compute_days, 1) == 8.4
@@ -225,9 +289,9 @@ def test_capstone_example():
 
 
 def test_out_of_reach_corner_of_the_capstone_grid():
-    # "405B on 200 tokens per parameter ... on A100s that is years of training in every column":
+    # "405B on 200 tokens per parameter ... on A100s that takes years in every column":
     # from 5.4 years (8,192 devices, 50% MFU, 90% utilization) to about 260 (512, 30%, 50%)
-    years = [sl.training_cost(405e9, 200 * 405e9, k, 3.0, device="A100 SXM 80GB", mfu=m, utilization=u).days / 365
+    years = [sl.training_cost(405e9, 200 * 405e9, k, 3.0, device=A100, mfu=m, utilization=u).days / 365
              for k in (512, 2048, 8192) for m in (0.3, 0.4, 0.5) for u in (0.5, 0.9)]
     assert round(min(years), 1) == 5.4 and round(max(years), -1) == 260
     assert 200 * 405e9 == 81e12
@@ -239,17 +303,9 @@ def test_capstone_grid_has_runs_shorter_than_a_day():
     assert round(24 * run.days, 1) == 1.0
 
 
-def test_rho_is_communication_plus_the_pipeline_bubble():
-    # "Into Chapter 4": past the cap the bubble is the larger part of rho in Section 3.3's layouts
-    big_13b = sl.parallel_layout(4096, 13e9, 2e6, 2e6)
-    big_175b = sl.parallel_layout(1024, 175e9, 2e6, 2e6)
-    assert (round(big_13b.bubble_fraction, 3), round(big_13b.tp_fraction, 3)) == (0.75, 0.15)
-    assert (round(big_175b.bubble_fraction, 3), round(big_175b.tp_fraction, 3)) == (0.219, 0.063)
-    for lay in (big_13b, big_175b):
-        assert lay.bubble_fraction > lay.tp_fraction
-        assert lay.efficiency == pytest.approx(1 / (1 + lay.tp_fraction + lay.bubble_fraction))
-    # the same layouts the critical-batch bill of 3.9.8 uses
-    assert sl.critical_batch_cost([4096], 13e9, 2e6)["efficiency"][0] == pytest.approx(big_13b.efficiency)
+def test_exercise_3_9_1_is_the_capstone_run_measured():
+    # the run of exercise 3.9.1 (13B, 260B tokens) is the capstone's; its MFU is near the capstone's 42%
+    assert round(expected_answer("ex-3-9-1b"), 2) == 0.42
 
 
 @pytest.mark.parametrize(("before", "after", "saving"), [(0.25, 0.10, 12), (0.5, 0.25, 17)])
@@ -274,6 +330,22 @@ def test_solution_numbers():
     assert (round(days, 1), round(millions, 2)) == (9.3, 0.92)
     assert expected_answer("ex-3-9-6b") == 1365
     assert round(2048 * days / 14, 1) == 1364.6 and math.ceil(2048 * 9.3 / 14) == 1361
+
+
+def test_solution_3_9_6c_faster_ports():
+    lay = sl.parallel_layout(2048, 13e9, 4e6, 4e6)
+    ndr = sl.LINKS["InfiniBand NDR"].bandwidth
+    assert ndr == 2 * sl.LINKS["InfiniBand HDR"].bandwidth == 50e9
+    assert round(lay.tp_fraction, 3) == 0.150 and lay.bubble_fraction == 0
+    assert round(sl.exposed_allreduce_fraction(lay, 13e9), 3) == 0.324
+    assert round(sl.exposed_allreduce_fraction(lay, 13e9, port_bandwidth=ndr), 3) == 0.081
+    mfu, days, thousands = expected_answer("ex-3-9-6c")
+    assert round(1 / (1 + 0.150 + 0.081), 3) == 0.812 and round(mfu, 2) == 0.39
+    assert round(days, 2) == 1.05 and round(thousands) == 176
+    hdr = _capstone_row(2048)[3]
+    assert round(hdr.dollars / 1e3) == 211 and round(hdr.days, 2) == 1.25
+    saving = hdr.dollars / 1e3 - thousands
+    assert round(saving) == 35 and round(hdr.dollars / 1e3 / saving) == 6        # "a sixth of the bill"
 
 
 def test_exercise_3_9_6b_hint_warns_against_the_rounded_days():

@@ -254,3 +254,18 @@ def test_training_cost_reads_0d_arrays_as_numbers():
 def test_training_cost_refuses_an_unknown_device():
     with pytest.raises(ValueError, match="name must be one of"):
         sl.training_cost(7e9, 1e11, 8, 2.0, device="B200")
+
+
+def test_exposed_allreduce_fraction_refuses_bad_input_and_hides_on_one_node():
+    lay = sl.parallel_layout(1024, 13e9, 4e6, 4e6)
+    with pytest.raises(TypeError, match="layout"):
+        sl.exposed_allreduce_fraction((256, 4, 1), 13e9)
+    with pytest.raises(ValueError, match="port_bandwidth"):
+        sl.exposed_allreduce_fraction(lay, 13e9, port_bandwidth=0)
+    with pytest.raises(ValueError, match="n_params"):
+        sl.exposed_allreduce_fraction(lay, -1)
+    # two replicas in one node: the all-reduce runs over NVLink and hides (Section 3.8.7)
+    assert sl.exposed_allreduce_fraction(sl.parallel_layout(8, 13e9, 4e6, 4e6), 13e9) == 0.0
+    # a faster port never exposes more
+    slow = sl.exposed_allreduce_fraction(lay, 13e9)
+    assert sl.exposed_allreduce_fraction(lay, 13e9, port_bandwidth=50e9) <= slow

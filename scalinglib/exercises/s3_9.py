@@ -15,11 +15,13 @@ from ..cost import (
     critical_batch_cost,
     devices_for_demand,
     duty_cycle_cost_factor,
+    exposed_allreduce_fraction,
     flops_per_token,
     mfu,
     training_cost,
 )
-from ..hardware import get_accelerator
+from ..hardware import INSTANCE_PRICES, LINKS, get_accelerator
+from ..layout import parallel_layout
 from ..runs import MEGATRON_WEAK_SCALING, MFU_RUNS
 from .core import Part, register
 
@@ -33,12 +35,15 @@ PRICE, RATE, API_PRICE = 2.50, 2000.0, 0.60
 PEAK_DEMAND, PEAK_HOURS, BASE_DEMAND, BASE_HOURS = 90_000.0, 4, 30_000.0, 20
 SUSTAINED_TARGET = 0.8
 
-# 3.9.5: the critical-batch bill
+# 3.9.5: the critical-batch bill (Section 3.9.9)
 BILL_PARAMS, BILL_CRIT, BILL_GPUS = 13e9, 2e6, (512, 4096)
 
-# 3.9.6: the capstone
+# 3.9.6: the capstone calculator (Section 3.9.8)
 CAP = dict(n_params=70e9, tokens=1.4e12, price=2.0, device="H100 SXM 80GB", mfu=0.4, utilization=0.9)
 CAP_DEVICES, CAP_DEADLINE_DAYS = 2048, 14
+# 3.9.6(c): the capstone's 13B run on 2,048 A100s with an InfiniBand NDR port per GPU, steps 4 to 6 by hand
+SYN = dict(n_params=13e9, tokens=260e9, gpus=2048, crit=4e6, sustained=150e12, utilization=0.9,
+           price="AWS p4de.24xlarge, on-demand", port="InfiniBand NDR")
 
 
 def _run_flops_per_token():
@@ -101,13 +106,27 @@ def capstone():
     return run, needed
 
 
+def capstone_steps():
+    """Exercise 3.9.6(c) worked out: MFU, calendar days and thousands of dollars of the capstone's run on
+    2,048 GPUs with faster network ports."""
+    c = SYN
+    lay = parallel_layout(c["gpus"], c["n_params"], c["crit"], c["crit"])
+    rho_dp = exposed_allreduce_fraction(lay, c["n_params"], port_bandwidth=LINKS[c["port"]].bandwidth)
+    rho = lay.tp_fraction + lay.bubble_fraction + rho_dp
+    a100 = "A100 SXM 80GB"
+    run_mfu = c["sustained"] / (1 + rho) / get_accelerator(a100).peak("bf16")
+    run = training_cost(c["n_params"], c["tokens"], c["gpus"], INSTANCE_PRICES[c["price"]].usd_per_device_hour,
+                        device=a100, mfu=run_mfu, utilization=c["utilization"])
+    return [run_mfu, run.days, run.dollars / 1e3]
+
+
 register(
     Part(
         "ex-3-9-1a",
         _run_flops_per_token,
         rel_tol=5e-3,
         unit=" FLOPs",
-        hint="6N plus 12 L H Q T, with N = 13e9, L = 40, H = 40, Q = 128, T = 2048.",
+        hint="6N plus 12 x layers x heads x head size x sequence length (40, 40, 128 and 2,048 here).",
     ),
     Part(
         "ex-3-9-1b",
@@ -141,7 +160,7 @@ register(
         "ex-3-9-3a",
         lambda: break_even_utilization(PRICE, RATE, API_PRICE),
         rel_tol=1e-2,
-        hint="Set 1e6 p / (3600 r u) equal to the API's price and solve for u (a fraction).",
+        hint="Set 1e6 C_h / (3600 R_dev U) equal to the API's price and solve for U (a fraction).",
     ),
     Part(
         "ex-3-9-3b",
@@ -171,7 +190,8 @@ register(
         "ex-3-9-4a",
         lambda: gpt3_row().recomputed_mfu(attention=True),
         rel_tol=1e-2,
-        hint="24.6e12 / 6N tokens/s per GPU, times 6N + 12 L H Q T, divided by 125e12.",
+        hint="24.6e12 / 6N tokens/s per GPU, times 6N plus 12 x layers x heads x head size x sequence length, "
+        "divided by 125e12.",
     ),
     Part(
         "ex-3-9-4b",
@@ -216,5 +236,13 @@ register(
         whole=True,
         hint="Days scale as 1/K at a fixed MFU: the calendar days on 2,048 GPUs times 2,048 / 14, rounded up. "
         "Use the unrounded days, not the 9.3 printed: 9.3 gives 1,361, a few GPUs short.",
+    ),
+    Part(
+        "ex-3-9-6c",
+        capstone_steps,
+        kind="numbers",
+        rel_tol=1e-2,
+        hint="E = 1/(1 + rho_TP + rho_PP + rho_DP), MFU = E X/P; days = 6 N D_tok / (K MFU P U) / 86,400; "
+        "dollars = K x 24 x days x C_h, in thousands.",
     ),
 )
