@@ -881,6 +881,10 @@ class InstancePrice:
         Memory bandwidth of one accelerator in bytes/s, > 0, where it differs
         from the catalog entry :attr:`chip` (the 40 GB A100); default: the
         catalog's (see :attr:`memory_bandwidth`).
+    as_of : str, optional
+        When the price applied, as a reader should quote it (e.g. ``"2024"``,
+        ``"2026-11-09"``). Prices of different dates should not be compared
+        without saying so.
 
     Examples
     --------
@@ -901,6 +905,7 @@ class InstancePrice:
     source: str
     notes: str = field(default="", repr=False)
     device_memory_bandwidth: float | None = None
+    as_of: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "instance", _text("instance", self.instance))
@@ -918,6 +923,7 @@ class InstancePrice:
         _text("region", self.region)
         _text("source", self.source)
         _text("notes", self.notes, allow_empty=True)
+        _text("as_of", self.as_of, allow_empty=True)
         if self.device_memory_bandwidth is not None:
             object.__setattr__(self, "device_memory_bandwidth",
                                _positive_number("device_memory_bandwidth", self.device_memory_bandwidth))
@@ -956,23 +962,30 @@ _AWS_ON_DEMAND = (
     "https://github.com/datareceipts/data-receipts/tree/main/109-gpu-pricing"
 )
 
+#: When each list's prices applied: the capacity-block rates were listed until 1 January 2025; the on-demand
+#: rates were read from AWS's price list on 9 November 2026.
+_CB_DATE = "until 2025-01-01"
+_OD_DATE = "2026-11-09"
+
 _A100_40GB_NOTE = ("8 x A100 SXM 40GB, 320 GB of HBM2 in all: the compute of the catalog's A100 SXM 80GB; memory "
                    "bandwidth 1,555 GB/s per GPU from the " + _A100_DATASHEET)
 
 _PRICE_ENTRIES = (
     InstancePrice("AWS p4d.24xlarge", "A100 SXM 80GB", 8, 40e9, 14.75, "capacity block", "US East (Ohio)",
-                  _AWS_CAPACITY_BLOCKS, _A100_40GB_NOTE, 1.555e12),
+                  _AWS_CAPACITY_BLOCKS, _A100_40GB_NOTE, 1.555e12, _CB_DATE),
     InstancePrice("AWS p5.48xlarge", "H100 SXM 80GB", 8, 80e9, 39.33, "capacity block", "US East (Ohio)",
-                  _AWS_CAPACITY_BLOCKS, "8 x H100 with 640 GB of HBM3; $4.916 per accelerator-hour."),
+                  _AWS_CAPACITY_BLOCKS, "8 x H100 with 640 GB of HBM3; $4.916 per accelerator-hour.",
+                  as_of=_CB_DATE),
     InstancePrice("AWS p5e.48xlarge", "H200 SXM 141GB", 8, 141e9, 43.26, "capacity block", "US East (Ohio)",
-                  _AWS_CAPACITY_BLOCKS, "8 x H200 with 1128 GB of HBM3e; $5.408 per accelerator-hour."),
+                  _AWS_CAPACITY_BLOCKS, "8 x H200 with 1128 GB of HBM3e; $5.408 per accelerator-hour.",
+                  as_of=_CB_DATE),
     InstancePrice("AWS p4d.24xlarge", "A100 SXM 80GB", 8, 40e9, 21.957642, "on-demand", "us-east-1",
-                  _AWS_ON_DEMAND, _A100_40GB_NOTE, 1.555e12),
+                  _AWS_ON_DEMAND, _A100_40GB_NOTE, 1.555e12, _OD_DATE),
     InstancePrice("AWS p4de.24xlarge", "A100 SXM 80GB", 8, 80e9, 27.44705, "on-demand", "us-east-1",
                   _AWS_ON_DEMAND, "8 x A100 SXM 80GB: the compute of p4d's A100s, with twice the memory and "
-                  "faster memory (2,039 against 1,555 GB/s, A100 datasheet)."),
+                  "faster memory (2,039 against 1,555 GB/s, A100 datasheet).", as_of=_OD_DATE),
     InstancePrice("AWS p5.48xlarge", "H100 SXM 80GB", 8, 80e9, 55.04, "on-demand", "us-east-1",
-                  _AWS_ON_DEMAND, "8 x H100 SXM 80GB."),
+                  _AWS_ON_DEMAND, "8 x H100 SXM 80GB.", as_of=_OD_DATE),
 )
 
 #: Published hourly prices of eight-GPU cloud servers (Section 3.2), by ``"<instance>, <pricing>"``.

@@ -225,12 +225,12 @@ def spill_time(k, f, working_set, fast_memory, slowdown):
     ``1 - f`` is split K ways, and so is the working set; whatever share of a
     worker's slice does not fit in ``fast_memory`` runs ``slowdown`` times slower:
 
-    .. math:: T(K) = f + \frac{1 - f}{K}\Bigl[1 + (\sigma - 1)\max\Bigl(0,\, 1 - \frac{M K}{V}\Bigr)\Bigr]
+    .. math:: T(K) = f + \frac{1 - f}{K}\Bigl[1 + (\phi - 1)\max\Bigl(0,\, 1 - \frac{M K}{V}\Bigr)\Bigr]
 
     with V the working set (its volume in bytes; W is the chapter's letter for
-    work), M the fast memory per worker and :math:`\sigma` the slowdown. Every
+    work), M the fast memory per worker and :math:`\phi` the slowdown. Every
     slice fits once :math:`K \ge V/M`; the one-worker time is
-    :math:`f + (1 - f)\,[1 + (\sigma - 1)(1 - M/V)]` when :math:`V > M`.
+    :math:`f + (1 - f)\,[1 + (\phi - 1)(1 - M/V)]` when :math:`V > M`.
 
     Parameters
     ----------
@@ -244,7 +244,7 @@ def spill_time(k, f, working_set, fast_memory, slowdown):
         M, fast memory per worker (cache, HBM) in bytes, > 0 (any unit shared
         with ``working_set`` works: only V/M matters).
     slowdown : float or array_like
-        :math:`\sigma`, how many times slower the spilled part runs, >= 1.
+        :math:`\phi`, how many times slower the spilled part runs, >= 1.
 
     Returns
     -------

@@ -1,12 +1,15 @@
 """Numbers the prose of Section 3.1 quotes, recomputed from the library.
 
 The notebook prints them above the sentences that quote them; this file pins the sentences, so a
-change to the library that would make the text wrong fails here. (The table of 3.1.4 is pinned digit
+change to the library that would make the text wrong fails here. (The table of 3.1.5 is pinned digit
 for digit in test_seed_tables.py.)
 """
 
+import re
 from fractions import Fraction
+from pathlib import Path
 
+import nbformat
 import numpy as np
 import pytest
 
@@ -15,24 +18,92 @@ from scalinglib import check
 from scalinglib.exercises import s3_1 as ex1
 
 
-def test_3_1_4_slow_approach_to_a_ceiling_of_two():
-    s2, s64 = sl.amdahl_speedup(0.5, [2, 64])
+NOTEBOOK = Path(__file__).resolve().parent.parent / "book" / "03-01-what-does-it-mean-to-scale.ipynb"
+
+
+def _notebook():
+    return nbformat.read(NOTEBOOK, as_version=4)
+
+
+def _printed():
+    return "".join(o.get("text", "") for c in _notebook().cells if c.cell_type == "code"
+                   for o in c.get("outputs", []) if o.get("output_type") == "stream")
+
+
+def _prose():
+    return "\n".join(c.source for c in _notebook().cells if c.cell_type == "markdown")
+
+
+def test_3_1_5_hand_written_model_is_the_library():
+    """3.1.5 builds T, S, E by hand, then prints the library's S column; the two agree at every K."""
+    f, ks = 0.05, 2 ** np.arange(10)
+    t = f + (1 - f) / ks
+    np.testing.assert_allclose(t, sl.amdahl_time(f, ks), rtol=1e-15)
+    np.testing.assert_allclose(1 / t, sl.amdahl_speedup(f, ks), rtol=1e-15)
+    np.testing.assert_allclose(1 / t / ks, sl.amdahl_efficiency(f, ks), rtol=1e-15)
+    assert "S(K): [ 1.      1.9048  3.4783" in _printed()
+
+
+@pytest.mark.parametrize("f", [0.01, 0.05, 0.2, 0.5])
+def test_3_1_5_share_of_the_ceiling_is_fk_over_fk_plus_one_minus_f(f):
+    ks = np.array([1, 2, 8, 64, 512, 4096])
+    np.testing.assert_allclose(sl.amdahl_speedup(f, ks) / sl.amdahl_ceiling(f), f * ks / (f * ks + 1 - f), rtol=1e-12)
+
+
+def test_3_1_5_a_large_serial_fraction_reaches_its_ceiling_at_once():
+    """At f = 0.5 two workers reach two thirds of the ceiling and 64 reach 98.5% (not 'approached slowly');
+    at f = 0.05, 64 workers reach 77%."""
+    share = lambda f, k: float(f * sl.amdahl_speedup(f, k))
     assert sl.amdahl_ceiling(0.5) == 2
-    assert (round(s2, 2), round(s64, 2)) == (1.33, 1.97)
+    assert share(0.5, 2) == pytest.approx(2 / 3) and round(100 * share(0.5, 64), 1) == 98.5
+    assert round(100 * share(0.05, 64)) == 77
+    assert share(0.5, 64) > 0.98 > share(0.05, 512)
+    text = _printed()
+    assert "f = 0.05   9.5%  29.6%  77.1%  96.4%" in text and "f = 0.5   66.7%  88.9%  98.5%  99.8%" in text
+    prose = _prose()
+    assert "approached slowly" not in prose and "98.5%" in prose and "two thirds" in prose
 
 
 @pytest.mark.parametrize("f", [0.01, 0.05, 0.1, 0.2, 0.5])
-def test_3_1_4_efficiency_is_one_half_at_one_plus_one_over_f(f):
+def test_3_1_5_efficiency_is_one_half_at_one_plus_one_over_f(f):
     assert sl.amdahl_efficiency(f, round(1 + 1 / f)) == pytest.approx(0.5)
 
 
-def test_3_1_5_superlinear_scenario():
+def test_3_1_6_strong_and_weak_with_the_chapter_notation():
+    src = "\n".join(c.source for c in _notebook().cells if c.cell_type == "code")
+    assert "f, c = 0.05, 0.01" in src and "s, c =" not in src
+    assert [round(sl.strong_model_efficiency(k, 0.05, 0.01), 2) for k in (8, 64, 512)] == [0.63, 0.13, 0.01]
+    assert [round(sl.weak_model_efficiency(k, 0.05, 0.01), 2) for k in (8, 64, 512)] == [0.97, 0.94, 0.92]
+
+
+def test_3_1_7_superlinear_scenario_against_two_named_baselines():
+    """One run, two one-machine times: a worker of the cluster (spills, 2.47 units) and a machine whose memory
+    holds everything (1 unit). The columns differ by 2.47 at every K; against the big machine E(1) = 0.40."""
     ks = 2 ** np.arange(9)
     t = sl.spill_time(ks, f=0.02, working_set=4.0, fast_memory=1.0, slowdown=3.0)
-    e_spilling, e_honest = t[0] / (ks * t), 1 / (ks * t)
-    assert np.round(e_spilling, 2).tolist() == [1.0, 1.24, 2.33, 2.17, 1.9, 1.52, 1.09, 0.7, 0.4]
-    assert round(e_honest[0], 2) == 0.40 and np.all(e_honest <= 1)
-    assert ks[np.argmax(e_spilling)] == 4 and e_spilling[ks == 64] > 1 > e_spilling[ks == 128]
+    t1_worker = sl.spill_time(1, f=0.02, working_set=4.0, fast_memory=1.0, slowdown=3.0)
+    assert t1_worker == pytest.approx(0.02 + 0.98 * 2.5) and round(t1_worker, 2) == 2.47
+    e_worker, e_big = t1_worker / (ks * t), 1 / (ks * t)
+    np.testing.assert_allclose(e_worker / e_big, t1_worker)
+    assert np.round(e_worker, 2).tolist() == [1.0, 1.24, 2.33, 2.17, 1.9, 1.52, 1.09, 0.7, 0.4]
+    assert round(e_big[0], 2) == 0.40 and np.all(e_big <= 1)
+    assert ks[np.argmax(e_worker)] == 4 and e_worker[ks == 64] > 1 > e_worker[ks == 128]
+    assert ks[np.argmax(e_worker > 1)] == 2
+    text = _printed()
+    assert "T(1) on one worker of the cluster: 2.47; on the big machine: 1.00" in text
+    assert "   1   2.470                  1.00                       0.40" in text
+
+
+def test_3_1_prose_is_about_the_subject():
+    """No sentences about the book's tests, no printed self-checks, no blanket 'parallelism cannot make the
+    work smaller', the spill penalty written phi, and difficulty badges in non-decreasing order."""
+    prose = _prose()
+    assert "tests of this book" not in prose and "cannot make the total work smaller" not in prose
+    assert r"\sigma" not in prose and r"\phi" in prose
+    assert "agrees with the hand-written model" not in _printed() and "True" not in _printed()
+    order = {"Beginner": 0, "Intermediate": 1, "Advanced": 2}
+    badges = [order[m] for m in re.findall(r"^## 3\.1\.\d .*\((Beginner|Intermediate|Advanced)\)$", prose, re.M)]
+    assert len(badges) == 7 and badges == sorted(badges)
 
 
 def test_exercise_3_1_3_scenario_fits_the_timings_exactly():

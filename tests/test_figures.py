@@ -35,10 +35,10 @@ def test_speedup_and_efficiency_frames(fig, f, k_max):
 def test_superlinear_frame(fig):
     ax = s3_1.superlinear(fig, f=0.02, working_set=4.0, fast_memory=1.0, slowdown=3.0, k_max=256)
     lines = _lines(ax)
-    ks, starved = lines["against the memory-starved T(1)"]
+    ks, starved = lines["against one worker of the cluster (spills)"]
     t = sl.spill_time(ks, 0.02, 4.0, 1.0, 3.0)
     np.testing.assert_allclose(starved, t[0] / t)
-    np.testing.assert_allclose(lines["against an honest T(1)"][1], 1 / t)
+    np.testing.assert_allclose(lines["against one machine that holds everything"][1], 1 / t)
 
 
 @pytest.mark.parametrize(("k_max", "error", "message"), [

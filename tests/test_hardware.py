@@ -397,6 +397,15 @@ def test_every_price_row_has_a_dated_source_with_a_url():
         assert row.devices == 8 and row.notes
 
 
+def test_every_price_row_says_when_it_applied():
+    """Section 3.2.5 prints the date of every price and compares prices only within one list (one date)."""
+    dates = {row.pricing: set() for row in INSTANCE_PRICES.values()}
+    for row in INSTANCE_PRICES.values():
+        assert row.as_of and row.as_of[-10:-6] in row.source           # the year of the date is in the source
+        dates[row.pricing].add(row.as_of)
+    assert dates == {"capacity block": {"until 2025-01-01"}, "on-demand": {"2026-11-09"}}
+
+
 def test_capacity_block_rates_are_the_printed_ones():
     """The page prints instance rates and accelerator rates; the one is the other times eight."""
     printed = {"p4d.24xlarge": (14.75, 1.844, 320e9), "p5.48xlarge": (39.33, 4.916, 640e9),
@@ -448,6 +457,7 @@ def test_price_rows_take_compute_from_the_catalog():
     (dict(device_memory_bandwidth="fast"), TypeError, "device_memory_bandwidth"),
     (dict(source=None), TypeError, "source"),
     (dict(instance=""), ValueError, "instance"),
+    (dict(as_of=2024), TypeError, "as_of"),
 ])
 def test_price_row_refuses_bad_values_by_name(change, error, match):
     args = dict(instance="AWS p5.48xlarge", chip="H100", devices=8, device_memory_bytes=80e9, usd_per_hour=39.33,

@@ -78,8 +78,9 @@ def speedup_and_efficiency(fig, f, k_max):
 
 
 def superlinear(fig, f=0.02, working_set=4.0, fast_memory=1.0, slowdown=3.0, k_max=256):
-    """Speedup measured against a memory-starved one-worker baseline and against an honest one,
-    in the spill model of :func:`scalinglib.scaling.spill_time`. Returns the axes.
+    """Speedup of one run measured against two one-machine baselines, in the spill model of
+    :func:`scalinglib.scaling.spill_time`: one worker of the cluster, whose data spill, and one
+    machine whose memory holds the whole working set (the honest baseline). Returns the axes.
 
     The model's parameters are single numbers (checked by ``spill_time``); ``k_max`` is a power
     of two >= 1 (see :func:`worker_counts`)."""
@@ -88,14 +89,14 @@ def superlinear(fig, f=0.02, working_set=4.0, fast_memory=1.0, slowdown=3.0, k_m
                                               ("fast_memory", fast_memory), ("slowdown", slowdown)])
     ks = worker_counts(k_max)
     t = spill_time(ks, f, working_set, fast_memory, slowdown)
-    t1_starved = spill_time(1, f, working_set, fast_memory, slowdown)
-    t1_honest = 1.0  # the same job on one worker whose memory holds everything
+    t1_worker = spill_time(1, f, working_set, fast_memory, slowdown)  # one worker of the cluster: it spills
+    t1_big = 1.0  # the same job on one machine whose memory holds everything
     ax = style_axes(fig.subplots())
     ax.plot(ks, ks, label="ideal S = K", **IDEAL)
-    ax.plot(ks, t1_starved / t, marker="o", markersize=3.5, color=COLORS["vermillion"],
-            label="against the memory-starved T(1)")
-    ax.plot(ks, t1_honest / t, marker="s", markersize=3.5, color=COLORS["blue"], linestyle="--",
-            label="against an honest T(1)")
+    ax.plot(ks, t1_worker / t, marker="o", markersize=3.5, color=COLORS["vermillion"],
+            label="against one worker of the cluster (spills)")
+    ax.plot(ks, t1_big / t, marker="s", markersize=3.5, color=COLORS["blue"], linestyle="--",
+            label="against one machine that holds everything")
     fits_at = working_set / fast_memory
     ax.axvline(fits_at, color=COLORS["grey"], linestyle=":", linewidth=1.2)
     ax.annotate("each slice fits\nin fast memory", (fits_at, 1.3), xytext=(6, 0), textcoords="offset points",

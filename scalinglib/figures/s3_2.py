@@ -130,13 +130,13 @@ def tp_link(tp, gpus_per_node=8, nvlink=300e9, network=None):
 
 
 def tensor_parallel_placement(fig, hidden=12288, achieved_flops=A100_ACHIEVED_FLOPS, gpus_per_node=8,
-                              tp_max=64, alpha=5e-6):
+                              tp_max=64, alpha=0.0):
     """Scaling efficiency 1/(1 + rho_TP) against the tensor-parallel degree t = 1, 2, 4, ..., ``tp_max``, on A100
-    servers of ``gpus_per_node`` (NVLink 3 inside, one InfiniBand HDR port per GPU), priced three ways once the
+    servers of ``gpus_per_node`` (NVLink 3 inside, one InfiniBand HDR port per GPU), priced two ways once the
     group spans servers: the worst case, every ring hop on one network port (the formula with beta_link of the
-    port); rings laid out node by node, one per port (:func:`scalinglib.placement.tensor_parallel_ring_fraction`),
-    without latency and with ``alpha`` seconds per ring step; and, for comparison, every all-reduce over
-    InfiniBand even inside the server. Returns the axes.
+    port); and rings laid out node by node, one per port (:func:`scalinglib.placement.tensor_parallel_ring_fraction`),
+    with ``alpha`` seconds per ring step (default 0, like the formula). Inside one server both are the formula on
+    NVLink. Returns the axes.
 
     ``tp_max`` must be a power of two >= 2; ``hidden`` and ``achieved_flops`` numbers > 0; ``gpus_per_node``
     a whole number >= 1; ``alpha`` >= 0 (ValueError otherwise, TypeError for an array)."""
@@ -152,19 +152,13 @@ def tensor_parallel_placement(fig, hidden=12288, achieved_flops=A100_ACHIEVED_FL
     nvlink = get_accelerator("A100").link_bandwidth
     ib = LINKS["InfiniBand HDR"].bandwidth
     placed = 1 / (1 + tensor_parallel_comm_fraction(t, h, x, tp_link(t, gpus_per_node, nvlink, ib)))
-    rings = 1 / (1 + tensor_parallel_ring_fraction(t, h, x, nvlink, ib, gpus_per_node=gpus_per_node))
-    rings_alpha = 1 / (1 + tensor_parallel_ring_fraction(t, h, x, nvlink, ib, gpus_per_node=gpus_per_node,
-                                                         alpha=a))
-    all_ib = 1 / (1 + tensor_parallel_comm_fraction(t, h, x, ib))
+    rings = 1 / (1 + tensor_parallel_ring_fraction(t, h, x, nvlink, ib, gpus_per_node=gpus_per_node, alpha=a))
     ax = style_axes(fig.subplots())
     ax.plot(t, placed, marker="o", markersize=4, color=COLORS["blue"],
             label="NVLink in a server; beyond it, every ring hop on the network (worst case)")
+    latency = "" if a == 0 else rf", $\alpha = {a * 1e6:g}\ \mu$s per ring step"
     ax.plot(t, rings, marker="D", markersize=3.5, color=COLORS["green"], linestyle="-.",
-            label=r"beyond it, rings laid out node by node, one per port ($\alpha = 0$)")
-    ax.plot(t, rings_alpha, marker="D", markersize=3.5, color=COLORS["green"], linestyle=":",
-            label=rf"the same with $\alpha = {a * 1e6:g}\ \mu$s per ring step")
-    ax.plot(t, all_ib, marker="s", markersize=3.5, color=COLORS["vermillion"], linestyle="--",
-            label="every all-reduce over InfiniBand, even inside the server")
+            label=f"beyond it, rings laid out node by node, one per port{latency}")
     ax.axvline(gpus_per_node, color=COLORS["grey"], linestyle=":", linewidth=1.3)
     ax.annotate(f"one server\n({gpus_per_node} GPUs)", (gpus_per_node, 0.03), xytext=(4, 0),
                 textcoords="offset points", ha="left", va="bottom", fontsize=8, color=COLORS["grey"])
@@ -175,5 +169,5 @@ def tensor_parallel_placement(fig, hidden=12288, achieved_flops=A100_ACHIEVED_FL
     ax.set_ylabel(r"efficiency $1/(1 + \rho_\mathrm{TP})$")
     ax.set_title(f"hidden size {h:,g}, {x / 1e12:g} TFLOP/s sustained per GPU, NVLink 3 and one HDR port per GPU",
                  fontsize=9, fontweight="normal")
-    fig.legend(handles=ax.get_lines()[:4], loc="outside lower center", ncols=1, fontsize=7.5)
+    fig.legend(handles=ax.get_lines()[:2], loc="outside lower center", ncols=1, fontsize=7.5)
     return ax
