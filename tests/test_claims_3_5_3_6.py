@@ -255,14 +255,34 @@ def test_3_6_4_scans_at_256():
     assert t[128][0] < t[128][1] and t[256][0] < t[256][1]        # from half as many processors as elements
 
 
+def test_3_6_4_library_scans_match_the_counts():
+    """The numpy scans of 3.6.4 count 1793 additions in 8 rounds and 510 in 16 (766 in 17 inclusive);
+    the library's DAGs have the same work and depth, and compute the same numbers."""
+    n = 256
+    assert (sl.work(sl.hillis_steele_scan_dag(n)), sl.depth(sl.hillis_steele_scan_dag(n))) == (1793, 8)
+    assert (sl.work(sl.blelloch_scan_dag(n)), sl.depth(sl.blelloch_scan_dag(n))) == (510, 16)
+    assert (sl.work(sl.blelloch_scan_dag(n, inclusive=True)), sl.depth(sl.blelloch_scan_dag(n, inclusive=True))) == (
+        766, 17)
+    x = list(range(1, n + 1))
+    assert sl.evaluate(sl.hillis_steele_scan_dag(n), x) == list(np.cumsum(x))
+    assert sl.evaluate(sl.blelloch_scan_dag(n), x) == list(np.cumsum(x) - x)
+
+
 def test_3_6_5_matmul():
     assert sl.matmul_depth(4096) == 13
     assert round(sl.matmul_work(4096) / sl.matmul_depth(4096), -10) == 1e10    # about ten billion
-    assert 1e4 < sl.matmul_work(64) / sl.matmul_depth(64) < 1e5                  # tens of thousands
+    dag = sl.matmul_dag(4)                                                        # the 4 x 4 DAG is the product
+    assert (sl.work(dag), sl.depth(dag)) == (sl.matmul_work(4), sl.matmul_depth(4)) == (112, 3)
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(-9, 10, (4, 4)), rng.integers(-9, 10, (4, 4))
+    np.testing.assert_array_equal(np.reshape(sl.evaluate(dag, np.r_[a.ravel(), b.ravel()]), (4, 4)), a @ b)
 
 
 def test_3_6_6_layer_stack_and_pipeline():
     assert {sl.parallelism(sl.layer_stack_dag(layers, 8)) for layers in (12, 24, 48)} == {4.5}
+    # the layer count sets the latency: T_inf = D = ell (a + q) doubles with the layers
+    assert [sl.depth(sl.layer_stack_dag(layers, 8)) for layers in (12, 24, 48)] == [24, 48, 96]
+    assert [sl.work(sl.layer_stack_dag(layers, 8)) for layers in (12, 24, 48)] == [108, 216, 432]
     schedule = sl.greedy_schedule(sl.layer_stack_dag(3, 6), 4)
     first_layer = [t for t in schedule.tasks if t.node[0] == "piece" and t.node[1] == 0]
     assert sorted({t.start for t in first_layer}) == [0.0, 1.0]   # six pieces, two rounds on four processors
@@ -285,17 +305,23 @@ def test_3_6_exercise_solutions():
     t = {p: sl.greedy_schedule(stack, p).makespan for p in (8, 16, 32, 64)}
     assert t[8] == 24 * 3 == 72                                       # two rounds of pieces plus the combine
     assert t[16] == t[32] == t[64] == sl.depth(stack) == 24 * 2 == 48  # from the layer width on: the depth
-    assert t[8] / t[64] == 1.5                                        # 8 -> 64 buys 1.5x, all of it by p = 16
+    assert t[8] / t[64] == 1.5                                        # 8 -> 64 buys 1.5x, all of it by K = 16
+    # (d): 60 time units hold 20 layers on 8 processors (3 units each) and 30 on any number (the depth, 2 each)
+    assert ex6.layers_within(60, 8) == 20 and ex6.layers_within(60) == 30
+    assert sl.greedy_schedule(sl.layer_stack_dag(20, 16), 8).makespan == 60
+    assert sl.greedy_schedule(sl.layer_stack_dag(21, 16), 8).makespan == 63
+    assert sl.depth(sl.layer_stack_dag(30, 16)) == 60 < sl.depth(sl.layer_stack_dag(31, 16))
+    assert all(sl.greedy_schedule(sl.layer_stack_dag(31, 16), k).makespan > 60 for k in (16, 64, 1024))
 
 
 def test_3_6_3_greedy_steps_is_for_unit_costs_only():
     """The dozen-line scheduler of 3.6.3 gives every operation a whole step, zero-cost copies included."""
-    def greedy_steps(dag, p):   # the notebook's version
+    def greedy_steps(dag, K):   # the notebook's version
         waiting = {v: dag.in_degree(v) for v in dag}
         ready = [v for v in dag if waiting[v] == 0]
         steps = 0
         while ready:
-            running, ready = ready[:p], ready[p:]
+            running, ready = ready[:K], ready[K:]
             steps += 1
             for v in running:
                 for w in dag.successors(v):
@@ -305,7 +331,7 @@ def test_3_6_3_greedy_steps_is_for_unit_costs_only():
         return steps
 
     tree = sl.reduction_tree_dag(1024)
-    assert all(greedy_steps(tree, p) == sl.greedy_schedule(tree, p).makespan for p in 2 ** np.arange(11))
+    assert all(greedy_steps(tree, k) == sl.greedy_schedule(tree, k).makespan for k in 2 ** np.arange(11))
     blelloch = sl.blelloch_scan_dag(1024)
     assert greedy_steps(blelloch, 8) == 388 > sl.greedy_schedule(blelloch, 8).makespan == 258
 
@@ -330,6 +356,19 @@ def test_3_6_6_bubble_conventions():
     assert gpipe == pytest.approx(1 - schedule.utilization) and round(gpipe, 3) == 0.273
     one = sl.greedy_schedule(sl.pipeline_dag(4, 1), 4, pinned=True)
     assert one.bubble_fraction == 3 > 1                               # the book's ratio can exceed 1
+
+
+def test_3_6_6_pipeline_depth_comes_from_the_resource_edges():
+    """With data edges only (stage to stage, forward then back), one micro-batch's trip is p t_mb = 12;
+    the resource edges (one micro-batch at a time per stage) make the depth (m + p - 1) t_mb = 33."""
+    p, m, t_f, t_b = 4, 8, 1.0, 2.0
+    pipe = sl.pipeline_dag(p, m, forward=t_f, backward=t_b)
+    assert sl.depth(pipe) == (m + p - 1) * (t_f + t_b) == 33
+    data = pipe.copy()
+    data.remove_edges_from([(u, v) for u, v in pipe.edges
+                            if pipe.nodes[u]["stage"] == pipe.nodes[v]["stage"]])       # every same-stage edge
+    data.add_edges_from((("F", s, j), ("B", s, j)) for s in range(p) for j in range(m))   # a stage's own activations
+    assert sl.depth(data) == p * (t_f + t_b) == 12
 
 
 def test_3_6_3_exercise_tolerances():
