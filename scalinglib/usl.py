@@ -11,10 +11,10 @@ like K squared)::
 With ``beta = 0`` this is Amdahl's law with ``f = alpha``. With ``beta > 0`` the
 speedup peaks and then falls: past the peak, added workers make the job slower.
 
-These ``alpha`` and ``beta`` are the USL's dimensionless coefficients; they have
-nothing to do with the latency and per-byte time of the communication model of
-Section 3.8, which the book also calls alpha and beta. Gunther's later writing
-uses sigma and kappa for them.
+The book writes these two dimensionless coefficients sigma and kappa (Gunther's
+later notation), since alpha and beta are the latency and per-byte time of
+Section 3.8; the parameters here keep the names ``alpha`` and ``beta``. Under
+the USL the Karp-Flatt fraction is the straight line e(K) = alpha + beta K.
 """
 
 from __future__ import annotations

@@ -787,23 +787,24 @@ def layer_stack_dag(layers, width, piece_cost=1.0, combine_cost=1.0):
 
     Think of a transformer layer: attention heads (or column blocks of a weight
     matrix) computed side by side, then one step that gathers them (output
-    projection, residual, normalisation). Layer l + 1 needs all of layer l.
+    projection, residual, normalisation). Layer i + 1 needs all of layer i.
 
-    .. math:: W = L\,(w\,c + r), \qquad D = L\,(c + r), \qquad \frac{W}{D} = \frac{w\,c + r}{c + r} \le w
+    .. math:: W = \ell\,(w\,a + q), \qquad D = \ell\,(a + q), \qquad \frac{W}{D} = \frac{w\,a + q}{a + q} \le w
 
-    (strictly below w when r > 0 and w > 1). The parallelism does not grow
-    with the number of layers: depth does.
+    (strictly below w when q > 0 and w > 1). The parallelism does not grow
+    with the number of layers; the depth, the time of one input on unboundedly
+    many processors, grows in proportion to it.
 
     Parameters
     ----------
     layers : int
-        L, whole >= 1.
+        The number of layers, ell, whole >= 1.
     width : int
         w, pieces per layer, whole >= 1.
     piece_cost : float
-        c, time of one piece, > 0.
+        a, time of one piece, > 0.
     combine_cost : float
-        r, time of the combining step, >= 0.
+        q, time of the combining step, >= 0.
 
     Examples
     --------

@@ -53,7 +53,26 @@ def test_3_5_4_sandia_numbers():
     n = 1024
     assert round(sl.gustafson_speedup(0.004, n)) == 1020 and round(sl.gustafson_speedup(0.008, n)) == 1016
     assert f"{(n - 1021) / (n - 1):.2%}" == "0.29%"
-    assert round(sl.amdahl_speedup(0.004, n), -1) == 200 and round(sl.amdahl_speedup(0.008, n), -1) == 110
+    # read as fixed jobs: "only 201 and 111", under ceilings 1/f of 250 and 125
+    assert [round(sl.amdahl_speedup(f, n)) for f in (0.004, 0.008)] == [201, 111]
+    assert [sl.amdahl_ceiling(f) for f in (0.004, 0.008)] == [250, 125]
+
+
+def test_3_5_hand_formulas_match_the_library():
+    """The notebook writes each model by hand first and says the library computes the same."""
+    f, s = 0.05, 0.05
+    k = np.array([1, 8, 64, 512, 4096])
+    np.testing.assert_allclose(1 / (f + (1 - f) / k), sl.amdahl_speedup(f, k))
+    np.testing.assert_allclose(k + (1 - k) * s, sl.gustafson_speedup(s, k))
+    assert s / (s + 64 * (1 - s)) == pytest.approx(sl.scaled_serial_fraction(s, 64))
+    k_meas = np.array([2, 4, 8, 16, 32])
+    b = sl.usl_speedup(k_meas, 0.02, 0.002)
+    np.testing.assert_allclose((1 / b - 1 / k_meas) / (1 - 1 / k_meas), sl.karp_flatt(b, k_meas))
+    sigma, kappa = 0.03, 0.0005
+    k_sweep = np.arange(1, 129)
+    np.testing.assert_allclose(k_sweep / (1 + sigma * (k_sweep - 1) + kappa * k_sweep * (k_sweep - 1)),
+                               sl.usl_speedup(k_sweep, sigma, kappa))
+    assert np.sqrt((1 - sigma) / kappa) == pytest.approx(sl.usl_peak_workers(sigma, kappa))
 
 
 def test_3_5_5_karp_flatt_example():
@@ -62,28 +81,49 @@ def test_3_5_5_karp_flatt_example():
     e_a, e_b = sl.karp_flatt(a, k), sl.karp_flatt(b, k)
     assert b[3] > a[3]                                   # B slightly ahead at 16 workers
     assert 1.7 < e_b[3] / e_b[1] < 2                     # its e has nearly doubled since K = 4
-    np.testing.assert_allclose(e_a, 0.06)                # A's has not moved
+    np.testing.assert_allclose(e_a, 0.06)                # A's has not moved: it is A's f at every K
     assert b[4] < b[3]                                   # B turns down at 32
     assert e_b[3] < 0.06 < e_b[4]                        # and passes A between 16 and 32 (Figure 3.5.2)
 
 
+def test_3_5_6_karp_flatt_of_the_usl_is_a_straight_line():
+    """3.5.6: under the USL, e(K) = sigma + kappa K exactly; program B's e is 0.02 + 0.002 K."""
+    k = np.array([2, 4, 8, 16, 32])
+    b = sl.usl_speedup(k, 0.02, 0.002)
+    np.testing.assert_allclose(sl.karp_flatt(b, k), 0.02 + 0.002 * k, rtol=1e-12)
+    assert [f"{e:.4f}" for e in sl.karp_flatt(b, k)] == ["0.0240", "0.0280", "0.0360", "0.0520", "0.0840"]
+    for sigma, kappa in [(0.0, 0.01), (0.03, 0.0005), (0.2, 0.0), (0.5, 0.05)]:
+        ks = np.arange(2, 200)
+        np.testing.assert_allclose(sl.karp_flatt(sl.usl_speedup(ks, sigma, kappa), ks), sigma + kappa * ks,
+                                   rtol=1e-9, atol=1e-12)
+
+
 def test_3_5_6_usl_example_and_fit():
-    alpha, beta = 0.03, 0.0005
+    sigma, kappa = 0.03, 0.0005
     k = np.arange(1, 129)
-    s = sl.usl_speedup(k, alpha, beta)
-    assert k[np.argmax(s)] == 44 and round(sl.usl_peak_workers(alpha, beta), 2) == 44.05
+    s = sl.usl_speedup(k, sigma, kappa)
+    assert k[np.argmax(s)] == 44 and round(sl.usl_peak_workers(sigma, kappa), 2) == 44.05
     assert s[-1] < s.max()
     # a hundredfold coherency cost divides the peak by ten
     assert sl.usl_peak_workers(0.0, 1e-2) == pytest.approx(sl.usl_peak_workers(0.0, 1e-4) / 10)
-    rng = np.random.default_rng(seed=7)
     k_obs = np.array([1, 2, 4, 8, 12, 16, 24, 32, 48, 64])
-    s_obs = sl.usl_speedup(k_obs, alpha, beta) * rng.normal(1.0, 0.02, k_obs.size)
-    fit = sl.fit_usl(k_obs, s_obs)
-    assert abs(fit.alpha - alpha) < 0.002 and abs(fit.beta - beta) < 0.00005
-    assert abs(sl.usl_peak_workers(*fit) - sl.usl_peak_workers(alpha, beta)) < 2
-    f = sl.fit_amdahl(k_obs, s_obs)
-    assert f > alpha                                     # the Amdahl fit overestimates the serial fraction
-    assert sl.amdahl_speedup(f, 128) > sl.amdahl_speedup(f, 64)   # and still predicts that more workers help
+    # the fit by hand (seed 7) is the library's fit
+    s_obs = sl.usl_speedup(k_obs, sigma, kappa) * np.random.default_rng(seed=7).normal(1.0, 0.02, k_obs.size)
+    design = np.column_stack([k_obs - 1, k_obs * (k_obs - 1)])
+    by_hand, *_ = np.linalg.lstsq(design, k_obs / s_obs - 1, rcond=None)
+    np.testing.assert_allclose(by_hand, sl.fit_usl(k_obs, s_obs))
+    # over seeds 0-9: the peak averages 45, between 41 and 54, around the true 44; Amdahl's f near 0.055
+    peaks, fs = [], []
+    for seed in range(10):
+        noisy = sl.usl_speedup(k_obs, sigma, kappa) * np.random.default_rng(seed).normal(1.0, 0.02, k_obs.size)
+        peaks.append(sl.usl_peak_workers(*sl.fit_usl(k_obs, noisy)))
+        fs.append(sl.fit_amdahl(k_obs, noisy))
+    assert round(np.mean(peaks)) == 45 and round(min(peaks)) == 41 and round(max(peaks)) == 54
+    assert round(sl.usl_peak_workers(sigma, kappa)) == 44
+    assert all(0.053 < f < 0.057 for f in fs)            # near 0.055 in every draw
+    assert 1.75 < np.mean(fs) / sigma < 2                # almost twice the true contention
+    f = max(fs)
+    assert sl.amdahl_speedup(f, 128) > sl.amdahl_speedup(f, 64)   # and Amdahl still predicts that more workers help
 
 
 def test_3_5_exercise_solutions():
@@ -92,6 +132,7 @@ def test_3_5_exercise_solutions():
     assert (1 - 0.02) / (1 / 30 - 0.02) == pytest.approx(73.5) and ex5.workers_for_speedup(0.02, 30) == 74
     assert f"{sl.scaled_serial_fraction(0.004, 1024):.2g}" == "3.9e-06"               # about 3.9 in a million
     assert [round(sl.amdahl_speedup(f, 1024)) for f in (0.004, 0.008)] == [201, 111]    # about 201 and 111
+    assert [sl.amdahl_ceiling(f) for f in (0.004, 0.008)] == [250, 125]                 # below ceilings of 250, 125
     e_a = sl.karp_flatt(np.array(ex5.PROGRAM_A), np.array(ex5.KF_WORKERS))
     e_b = sl.karp_flatt(np.array(ex5.PROGRAM_B), np.array(ex5.KF_WORKERS))
     assert np.all(np.abs(e_a - 0.08) < 0.002) and e_b[-1] / e_b[0] > 3
@@ -146,15 +187,15 @@ def test_3_5_4c_accepts_every_fit_that_4a_accepts():
 def test_3_5_4c_refuses_the_plausible_wrong_answers():
     k = np.array(ex5.LOAD_WORKERS, dtype=float)
     x = np.array(ex5.LOAD_THROUGHPUT, dtype=float)
-    alpha, beta = ex5.load_fit()
+    sigma, kappa = ex5.load_fit()
     f = sl.fit_amdahl(k, x / x[0])
     slope = (x[-1] - x[-2]) / (k[-1] - k[-2])                     # a straight line through the last two points
     wrong = [
         *x,                                                       # any measurement
-        x[0] * sl.usl_speedup(round(sl.usl_peak_workers(alpha, beta)), alpha, beta),   # the fit at its peak
+        x[0] * sl.usl_speedup(round(sl.usl_peak_workers(sigma, kappa)), sigma, kappa),   # the fit at its peak
         x[0] * sl.amdahl_speedup(f, ex5.FAR_WORKERS),             # Amdahl's fit, which never turns down
         x[-1] + slope * (ex5.FAR_WORKERS - k[-1]),                # the last two measurements extrapolated
-        sl.usl_speedup(ex5.FAR_WORKERS, alpha, beta),             # a speedup, not a throughput
+        sl.usl_speedup(ex5.FAR_WORKERS, sigma, kappa),            # a speedup, not a throughput
     ]
     for answer in wrong:
         assert check("ex-3-5-4c", answer).status == "incorrect", answer
@@ -214,14 +255,34 @@ def test_3_6_4_scans_at_256():
     assert t[128][0] < t[128][1] and t[256][0] < t[256][1]        # from half as many processors as elements
 
 
+def test_3_6_4_library_scans_match_the_counts():
+    """The numpy scans of 3.6.4 count 1793 additions in 8 rounds and 510 in 16 (766 in 17 inclusive);
+    the library's DAGs have the same work and depth, and compute the same numbers."""
+    n = 256
+    assert (sl.work(sl.hillis_steele_scan_dag(n)), sl.depth(sl.hillis_steele_scan_dag(n))) == (1793, 8)
+    assert (sl.work(sl.blelloch_scan_dag(n)), sl.depth(sl.blelloch_scan_dag(n))) == (510, 16)
+    assert (sl.work(sl.blelloch_scan_dag(n, inclusive=True)), sl.depth(sl.blelloch_scan_dag(n, inclusive=True))) == (
+        766, 17)
+    x = list(range(1, n + 1))
+    assert sl.evaluate(sl.hillis_steele_scan_dag(n), x) == list(np.cumsum(x))
+    assert sl.evaluate(sl.blelloch_scan_dag(n), x) == list(np.cumsum(x) - x)
+
+
 def test_3_6_5_matmul():
     assert sl.matmul_depth(4096) == 13
     assert round(sl.matmul_work(4096) / sl.matmul_depth(4096), -10) == 1e10    # about ten billion
-    assert 1e4 < sl.matmul_work(64) / sl.matmul_depth(64) < 1e5                  # tens of thousands
+    dag = sl.matmul_dag(4)                                                        # the 4 x 4 DAG is the product
+    assert (sl.work(dag), sl.depth(dag)) == (sl.matmul_work(4), sl.matmul_depth(4)) == (112, 3)
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(-9, 10, (4, 4)), rng.integers(-9, 10, (4, 4))
+    np.testing.assert_array_equal(np.reshape(sl.evaluate(dag, np.r_[a.ravel(), b.ravel()]), (4, 4)), a @ b)
 
 
 def test_3_6_6_layer_stack_and_pipeline():
     assert {sl.parallelism(sl.layer_stack_dag(layers, 8)) for layers in (12, 24, 48)} == {4.5}
+    # the layer count sets the latency: T_inf = D = ell (a + q) doubles with the layers
+    assert [sl.depth(sl.layer_stack_dag(layers, 8)) for layers in (12, 24, 48)] == [24, 48, 96]
+    assert [sl.work(sl.layer_stack_dag(layers, 8)) for layers in (12, 24, 48)] == [108, 216, 432]
     schedule = sl.greedy_schedule(sl.layer_stack_dag(3, 6), 4)
     first_layer = [t for t in schedule.tasks if t.node[0] == "piece" and t.node[1] == 0]
     assert sorted({t.start for t in first_layer}) == [0.0, 1.0]   # six pieces, two rounds on four processors
@@ -244,17 +305,23 @@ def test_3_6_exercise_solutions():
     t = {p: sl.greedy_schedule(stack, p).makespan for p in (8, 16, 32, 64)}
     assert t[8] == 24 * 3 == 72                                       # two rounds of pieces plus the combine
     assert t[16] == t[32] == t[64] == sl.depth(stack) == 24 * 2 == 48  # from the layer width on: the depth
-    assert t[8] / t[64] == 1.5                                        # 8 -> 64 buys 1.5x, all of it by p = 16
+    assert t[8] / t[64] == 1.5                                        # 8 -> 64 buys 1.5x, all of it by K = 16
+    # (d): 60 time units hold 20 layers on 8 processors (3 units each) and 30 on any number (the depth, 2 each)
+    assert ex6.layers_within(60, 8) == 20 and ex6.layers_within(60) == 30
+    assert sl.greedy_schedule(sl.layer_stack_dag(20, 16), 8).makespan == 60
+    assert sl.greedy_schedule(sl.layer_stack_dag(21, 16), 8).makespan == 63
+    assert sl.depth(sl.layer_stack_dag(30, 16)) == 60 < sl.depth(sl.layer_stack_dag(31, 16))
+    assert all(sl.greedy_schedule(sl.layer_stack_dag(31, 16), k).makespan > 60 for k in (16, 64, 1024))
 
 
 def test_3_6_3_greedy_steps_is_for_unit_costs_only():
     """The dozen-line scheduler of 3.6.3 gives every operation a whole step, zero-cost copies included."""
-    def greedy_steps(dag, p):   # the notebook's version
+    def greedy_steps(dag, K):   # the notebook's version
         waiting = {v: dag.in_degree(v) for v in dag}
         ready = [v for v in dag if waiting[v] == 0]
         steps = 0
         while ready:
-            running, ready = ready[:p], ready[p:]
+            running, ready = ready[:K], ready[K:]
             steps += 1
             for v in running:
                 for w in dag.successors(v):
@@ -264,7 +331,7 @@ def test_3_6_3_greedy_steps_is_for_unit_costs_only():
         return steps
 
     tree = sl.reduction_tree_dag(1024)
-    assert all(greedy_steps(tree, p) == sl.greedy_schedule(tree, p).makespan for p in 2 ** np.arange(11))
+    assert all(greedy_steps(tree, k) == sl.greedy_schedule(tree, k).makespan for k in 2 ** np.arange(11))
     blelloch = sl.blelloch_scan_dag(1024)
     assert greedy_steps(blelloch, 8) == 388 > sl.greedy_schedule(blelloch, 8).makespan == 258
 
@@ -289,6 +356,19 @@ def test_3_6_6_bubble_conventions():
     assert gpipe == pytest.approx(1 - schedule.utilization) and round(gpipe, 3) == 0.273
     one = sl.greedy_schedule(sl.pipeline_dag(4, 1), 4, pinned=True)
     assert one.bubble_fraction == 3 > 1                               # the book's ratio can exceed 1
+
+
+def test_3_6_6_pipeline_depth_comes_from_the_resource_edges():
+    """With data edges only (stage to stage, forward then back), one micro-batch's trip is p t_mb = 12;
+    the resource edges (one micro-batch at a time per stage) make the depth (m + p - 1) t_mb = 33."""
+    p, m, t_f, t_b = 4, 8, 1.0, 2.0
+    pipe = sl.pipeline_dag(p, m, forward=t_f, backward=t_b)
+    assert sl.depth(pipe) == (m + p - 1) * (t_f + t_b) == 33
+    data = pipe.copy()
+    data.remove_edges_from([(u, v) for u, v in pipe.edges
+                            if pipe.nodes[u]["stage"] == pipe.nodes[v]["stage"]])       # every same-stage edge
+    data.add_edges_from((("F", s, j), ("B", s, j)) for s in range(p) for j in range(m))   # a stage's own activations
+    assert sl.depth(data) == p * (t_f + t_b) == 12
 
 
 def test_3_6_3_exercise_tolerances():

@@ -9,8 +9,8 @@ from scalinglib.figures import s3_5, s3_6
 
 # the slider positions the notebooks use
 F_VALUES = [0.001, 0.004, 0.008, 0.02, 0.05, 0.1, 0.2, 0.5]
-ALPHAS = [0.0, 0.01, 0.03, 0.1]
-BETAS = [0.0, 0.0001, 0.001, 0.01]
+SIGMAS = [0.0, 0.01, 0.03, 0.1]
+KAPPAS = [0.0, 0.0001, 0.001, 0.01]
 STAGES = [2, 4, 8]
 MICROBATCHES = [1, 2, 4, 8, 16]
 
@@ -52,15 +52,15 @@ def test_gustafson_1988_points(fig):
     assert "Gustafson: K + (1 - K) s" in lines
 
 
-@pytest.mark.parametrize("alpha", ALPHAS)
-@pytest.mark.parametrize("beta", BETAS)
-def test_usl_frames(fig, alpha, beta):
-    ax = s3_5.usl_curves(fig, alpha, beta)
+@pytest.mark.parametrize("sigma", SIGMAS)
+@pytest.mark.parametrize("kappa", KAPPAS)
+def test_usl_frames(fig, sigma, kappa):
+    ax = s3_5.usl_curves(fig, sigma, kappa)
     lines = _lines(ax)
-    ks, s = lines[f"USL, alpha = {alpha:g}, beta = {beta:g}"]
-    np.testing.assert_allclose(s, sl.usl_speedup(ks, alpha, beta))
+    ks, s = lines[f"USL, σ = {sigma:g}, κ = {kappa:g}"]          # the book's sigma and kappa
+    np.testing.assert_allclose(s, sl.usl_speedup(ks, sigma, kappa))
     peaks = [label for label in lines if label.startswith("peak")]
-    peak = sl.usl_peak_workers(alpha, beta)
+    peak = sl.usl_peak_workers(sigma, kappa)
     assert peaks == ([f"peak at K = {peak:.0f}"] if np.isfinite(peak) and peak <= 256 else [])
 
 

@@ -92,10 +92,19 @@ def test_karp_flatt_is_flat_for_amdahl_and_vectorised(f, ks):
 
 
 @given(st.floats(min_value=0.0, max_value=0.2), st.floats(min_value=1e-5, max_value=1e-2))
-def test_karp_flatt_climbs_when_a_cost_grows_with_k(alpha, beta):
+def test_karp_flatt_climbs_when_a_cost_grows_with_k(sigma, kappa):
     ks = np.array([2, 4, 8, 16, 32])
-    e = sl.karp_flatt(sl.usl_speedup(ks, alpha, beta), ks)
+    e = sl.karp_flatt(sl.usl_speedup(ks, sigma, kappa), ks)
     assert np.all(np.diff(e) > 0)
+
+
+@given(st.floats(min_value=0.0, max_value=0.5), st.floats(min_value=0.0, max_value=0.05),
+       st.lists(many_workers, min_size=1, max_size=8))
+def test_karp_flatt_of_the_usl_is_the_line_sigma_plus_kappa_k(sigma, kappa, ks):
+    """3.5.6: 1/S - 1/K = (1 - 1/K)(sigma + kappa K) under the USL, so e(K) = sigma + kappa K exactly."""
+    ks = np.array(ks)
+    e = sl.karp_flatt(sl.usl_speedup(ks, sigma, kappa), ks)
+    np.testing.assert_allclose(e, sigma + kappa * ks, rtol=1e-9, atol=1e-12)
 
 
 def test_karp_flatt_of_ideal_and_superlinear_speedups():

@@ -61,10 +61,11 @@ def test_matmul_dag_matches_the_closed_forms(n):
 
 
 @given(st.integers(1, 12), st.integers(1, 12), st.floats(0.1, 5), st.floats(0.0, 5))
-def test_layer_stack(layers, width, c, r):
-    dag = sl.layer_stack_dag(layers, width, c, r)
-    assert math.isclose(sl.work(dag), layers * (width * c + r), rel_tol=1e-12)
-    assert math.isclose(sl.depth(dag), layers * (c + r), rel_tol=1e-12)
+def test_layer_stack(layers, width, a, q):
+    """3.6.6: W = ell (w a + q), D = ell (a + q), W/D <= w, with piece cost a and combining cost q."""
+    dag = sl.layer_stack_dag(layers, width, a, q)
+    assert math.isclose(sl.work(dag), layers * (width * a + q), rel_tol=1e-12)
+    assert math.isclose(sl.depth(dag), layers * (a + q), rel_tol=1e-12)
     assert sl.parallelism(dag) <= width + 1e-12
 
 
@@ -370,7 +371,7 @@ def test_builders_refuse_arrays_by_name(builder, args, name):
         builder(*args)
 
 
-def test_layer_stack_parallelism_is_below_the_width_exactly_when_both_r_and_w_allow():
-    assert sl.parallelism(sl.layer_stack_dag(4, 8, 1.0, 0.0)) == 8        # r = 0: equal to w
+def test_layer_stack_parallelism_is_below_the_width_exactly_when_both_q_and_w_allow():
+    assert sl.parallelism(sl.layer_stack_dag(4, 8, 1.0, 0.0)) == 8        # q = 0: equal to w
     assert sl.parallelism(sl.layer_stack_dag(4, 1, 1.0, 1.0)) == 1        # w = 1: equal to w
-    assert sl.parallelism(sl.layer_stack_dag(4, 8, 1.0, 0.5)) < 8         # r > 0 and w > 1: strictly below
+    assert sl.parallelism(sl.layer_stack_dag(4, 8, 1.0, 0.5)) < 8         # q > 0 and w > 1: strictly below

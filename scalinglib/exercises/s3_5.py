@@ -156,13 +156,13 @@ register(
         lambda: list(load_fit()),
         kind="numbers",
         rel_tol=3e-2,
-        hint="Divide each throughput by the one-worker throughput to get S(K), then fit K/S - 1 = alpha (K-1) + beta K (K-1).",
+        hint="Divide each throughput by the one-worker throughput to get S(K), then fit K/S - 1 = sigma (K-1) + kappa K (K-1).",
     ),
     Part(
         "ex-3-5-4b",
         lambda: usl_peak_workers(*load_fit()),
         rel_tol=2e-2,
-        hint="K* = sqrt((1 - alpha) / beta).",
+        hint="K* = sqrt((1 - sigma) / kappa).",
     ),
     Part(
         "ex-3-5-4c",
@@ -171,7 +171,7 @@ register(
         # plausible wrong answers are 5% to 31% away (the last measurements, the fit at the peak, Amdahl's fit)
         rel_tol=3e-2,
         unit=" requests/s",
-        hint="The one-worker throughput times the USL speedup at K = 96, with the unrounded alpha and beta of (a).",
+        hint="The one-worker throughput times the USL speedup at K = 96, with the unrounded sigma and kappa of (a).",
     ),
     Part(
         "ex-3-5-4d",

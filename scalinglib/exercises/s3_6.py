@@ -13,8 +13,6 @@ from ..workdepth import (
     greedy_schedule,
     hillis_steele_scan_dag,
     layer_stack_dag,
-    matmul_depth,
-    matmul_work,
     parallelism,
     reduction_tree_dag,
     sequential_sum_dag,
@@ -29,7 +27,7 @@ PIPE_A = (6, 12)                                        # (stages, micro-batches
 PIPE_C_STAGES, PIPE_C_BUBBLE = 8, Fraction(6, 100)
 PIPE_D = (16, 64)
 STACK_LAYERS, STACK_WIDTH = 24, 16
-MATMUL_N = 64
+LATENCY_BUDGET = 60                                     # time units for one input through the stack (3.6.4d)
 
 
 @functools.cache
@@ -61,6 +59,18 @@ def _pipeline_makespan(stages, microbatches, forward=1, backward=2):
     return (microbatches + stages - 1) * (forward + backward)
 
 
+def layers_within(budget, processors=None):
+    """Most layers of width STACK_WIDTH whose time for one input fits ``budget``: the greedy makespan on
+    ``processors``, or the depth (unboundedly many processors) when ``processors`` is None."""
+    layers = 0
+    while True:
+        args = (layers + 1, STACK_WIDTH)
+        time = depth(_dag("stack", *args)) if processors is None else _makespan("stack", args, processors)
+        if time > budget:
+            return layers
+        layers += 1
+
+
 register(
     Part(
         "ex-3-6-1a",
@@ -85,7 +95,7 @@ register(
         "ex-3-6-1d",
         lambda: list(brent_bounds(work(_dag("tree", N_SUM)), depth(_dag("tree", N_SUM)), P_SUM)),
         kind="numbers",
-        hint="Lower max(W/p, D), upper W/p + D, with p = 64.",
+        hint="Lower max(W/K, D), upper W/K + D, with K = 64.",
     ),
     Part(
         "ex-3-6-1e",
@@ -119,7 +129,7 @@ register(
         scan_crossover,
         rel_tol=0,
         whole=True,
-        hint="Repeat (c) for p = 1, 2, 4, ..., 1024 and find the first p where Hillis-Steele finishes first.",
+        hint="Repeat (c) for K = 1, 2, 4, ..., 1024 and find the first K where Hillis-Steele finishes first.",
     ),
     Part(
         "ex-3-6-3a",
@@ -167,8 +177,11 @@ register(
     ),
     Part(
         "ex-3-6-4d",
-        lambda: [matmul_work(MATMUL_N), matmul_depth(MATMUL_N), matmul_work(MATMUL_N) / matmul_depth(MATMUL_N)],
+        lambda: [layers_within(LATENCY_BUDGET, 8), layers_within(LATENCY_BUDGET)],
         kind="numbers",
-        hint="W = n^3 multiplications + n^2 (n - 1) additions; D = 1 + log2 n.",
+        rel_tol=0,
+        whole=True,
+        hint="Divide the budget by the time one layer takes: on 8 processors (see (c)), and on unboundedly many "
+        "(its depth).",
     ),
 )

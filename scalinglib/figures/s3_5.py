@@ -95,23 +95,23 @@ def karp_flatt_trends(fig, datasets, ks):
     return ax
 
 
-def usl_curves(fig, alpha, beta, k_max=256):
-    """USL speedup for contention ``alpha`` and coherency ``beta`` against K, with Amdahl's law for
-    f = alpha (beta = 0) and the ideal line; the peak is starred when it falls inside the plot.
+def usl_curves(fig, sigma, kappa, k_max=256):
+    """USL speedup for contention ``sigma`` and coherency ``kappa`` against K, with Amdahl's law for
+    f = sigma (kappa = 0) and the ideal line; the peak is starred when it falls inside the plot.
     Returns the axes."""
     ks = np.unique(np.round(np.geomspace(1, k_max, 60)).astype(int))
     ax = style_axes(fig.subplots())
     ax.plot(ks, ks, label="ideal S = K", **IDEAL)
-    ax.plot(ks, amdahl_speedup(min(alpha, 1.0), ks), color=COLORS["vermillion"], linestyle="--",
-            label=f"Amdahl, f = {alpha:g}")
-    ax.plot(ks, usl_speedup(ks, alpha, beta), color=COLORS["blue"],
-            label=f"USL, alpha = {alpha:g}, beta = {beta:g}")
-    peak = usl_peak_workers(alpha, beta)
+    ax.plot(ks, amdahl_speedup(min(sigma, 1.0), ks), color=COLORS["vermillion"], linestyle="--",
+            label=f"Amdahl, f = {sigma:g}")
+    ax.plot(ks, usl_speedup(ks, sigma, kappa), color=COLORS["blue"],
+            label=f"USL, σ = {sigma:g}, κ = {kappa:g}")
+    peak = usl_peak_workers(sigma, kappa)
     if np.isfinite(peak) and peak <= k_max:
-        ax.plot([peak], [usl_speedup(round(peak), alpha, beta)], marker="*", markersize=12,
+        ax.plot([peak], [usl_speedup(round(peak), sigma, kappa)], marker="*", markersize=12,
                 color=COLORS["black"], linestyle="none", label=f"peak at K = {peak:.0f}")
     log2_axis(ax, "x")
-    ax.set_ylim(0, min(k_max, 1.15 * max(float(np.max(amdahl_speedup(min(alpha, 1.0), ks))), 1.0)) * 1.05)
+    ax.set_ylim(0, min(k_max, 1.15 * max(float(np.max(amdahl_speedup(min(sigma, 1.0), ks))), 1.0)) * 1.05)
     ax.set_xlabel("workers K")
     ax.set_ylabel("speedup S(K)")
     ax.legend(loc="upper left", fontsize=8)

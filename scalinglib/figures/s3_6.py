@@ -102,7 +102,7 @@ def four_dags(fig, n=8):
 
 
 def brent_curves(fig, example, processors=PROCESSORS):
-    """Time on p processors for one of :data:`EXAMPLES`: Brent's lower and upper bounds as a band,
+    """Time on K processors for one of :data:`EXAMPLES`: Brent's lower and upper bounds as a band,
     the greedy list schedule's makespan as points, and the parallelism W/D marked. Returns the axes."""
     dag = EXAMPLES[example]()
     w, d = work(dag), depth(dag)
@@ -110,15 +110,15 @@ def brent_curves(fig, example, processors=PROCESSORS):
     lower, upper = brent_bounds(w, d, ps)
     greedy = np.array([greedy_schedule(dag, int(p)).makespan for p in ps])
     ax = style_axes(fig.subplots())
-    ax.fill_between(ps, lower, upper, color=COLORS["sky"], alpha=0.35, lw=0, label="Brent: max(W/p, D) ... W/p + D")
-    ax.plot(ps, w / ps, color=COLORS["grey"], linestyle=(0, (4, 3)), linewidth=1.2, label="W/p")
+    ax.fill_between(ps, lower, upper, color=COLORS["sky"], alpha=0.35, lw=0, label="Brent: max(W/K, D) ... W/K + D")
+    ax.plot(ps, w / ps, color=COLORS["grey"], linestyle=(0, (4, 3)), linewidth=1.2, label="W/K")
     ax.axhline(d, color=COLORS["vermillion"], linestyle=":", linewidth=1.5, label=f"depth D = {_fmt(d)}")
     ax.plot(ps, greedy, marker="o", markersize=4, linestyle="none", color=COLORS["blue"],
             label="greedy schedule")
     ax.axvline(w / d, color=COLORS["green"], linestyle="--", linewidth=1.2, label=f"parallelism W/D = {_fmt(w / d)}")
     log2_axis(ax, "both")
-    ax.set_xlabel("processors p")
-    ax.set_ylabel("time T_p (units of one operation)")
+    ax.set_xlabel("processors K")
+    ax.set_ylabel("time T_K (units of one operation)")
     ax.set_title(f"{example}: W = {_fmt(w)}, D = {_fmt(d)}", fontsize=9, fontweight="normal")
     ax.legend(loc="lower left", fontsize=7)
     return ax
@@ -138,7 +138,7 @@ def _gantt(ax, dag, schedule, colour_of):
 
 
 def schedule_gantt(fig, dag, p):
-    """Gantt chart of the greedy schedule of ``dag`` on ``p`` processors, one row per processor.
+    """Gantt chart of the greedy schedule of ``dag`` on ``p`` processors (the book's K), one row per processor.
 
     Operations are coloured by layer when the nodes have a ``layer`` attribute (a layer stack),
     else by kind, and carry their ``label`` attribute when there are few of them. Returns the axes."""
@@ -163,7 +163,7 @@ def schedule_gantt(fig, dag, p):
     ax.set_yticks(range(p))
     ax.set_xlabel("time (units of one operation)")
     ax.set_ylabel("processor")
-    ax.set_title(f"{dag.graph.get('name', 'DAG')} on p = {p}: makespan {_fmt(schedule.makespan)}, "
+    ax.set_title(f"{dag.graph.get('name', 'DAG')} on K = {p}: makespan {_fmt(schedule.makespan)}, "
                  f"Brent bounds {_fmt(lower)} ... {_fmt(upper)}", fontsize=9, fontweight="normal")
     return ax
 
