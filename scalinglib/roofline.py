@@ -51,6 +51,7 @@ __all__ = [
     "decode_step_time",
     "decode_tokens_per_second",
     "decode_ridge_batch",
+    "GROWTH_PER_TWO_YEARS",
 ]
 
 #: Bytes one number occupies at each precision name of :data:`scalinglib.hardware.PRECISIONS`
@@ -569,3 +570,10 @@ def decode_ridge_batch(peak_flops, bandwidth, bytes_per_param=2):
     w = _bytes_per_param(bytes_per_param)
     pb, bwb, wb = check_broadcast(peak_flops=p, bandwidth=bw, bytes_per_param=w)
     return scalar_or_array(wb * pb / (2.0 * bwb), p, bw, w)
+
+
+#: How fast server hardware grew, as a factor every two years over about twenty years (1996-2023), from
+#: Gholami et al. (2024), "AI and Memory Wall", IEEE Micro, arXiv:2403.14123: peak FLOP/s, DRAM
+#: bandwidth and interconnect bandwidth. The ratio of the first two is the drift of a ridge point P/B
+#: if every part followed both trends.
+GROWTH_PER_TWO_YEARS: dict[str, float] = {"peak_flops": 3.0, "dram_bandwidth": 1.6, "interconnect_bandwidth": 1.4}

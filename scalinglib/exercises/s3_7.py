@@ -1,5 +1,5 @@
 """Exercises of Section 3.7: reading a roofline, how large a matrix multiply must be, batching decode,
-and what a bandwidth upgrade buys."""
+what a bandwidth upgrade buys, and kernels in sequence."""
 
 from __future__ import annotations
 
@@ -12,8 +12,11 @@ from ..roofline import (
     decode_step_time,
     decode_tokens_per_second,
     elementwise_intensity,
+    gemm_bytes,
+    gemm_flops,
     gemm_intensity,
     roofline_regime,
+    roofline_time,
 )
 from .core import Part, register
 
@@ -157,5 +160,48 @@ register(
         rel_tol=1e-2,
         hint="At batch 1024 both devices are past their ridge points: which of P and B sets the step time, "
         "and do the two devices differ in it?",
+    ),
+)
+
+
+# --- exercise 3.7.5: kernels in sequence, and fusing them -------------------------------------------------
+
+FUSION_ORDER = 4096          #: order of the square matrices of exercise 3.7.5
+ACTIVATION_FLOPS = 8.0       #: FLOPs per element of the activation of exercise 3.7.5
+
+
+def kernel_sequence_times(name=A100, order=FUSION_ORDER, activation_flops=ACTIVATION_FLOPS):
+    """Exercise 3.7.5, in seconds: (a GEMM, an element-wise addition and an activation, each on its own
+    roofline and summed; the three fused into one kernel that reads three matrices and writes one)."""
+    peak, bw = _roof(name)
+    elements = float(order) ** 2
+    kernels = [(gemm_flops(order, order, order), gemm_bytes(order, order, order)),
+               (elements, 3 * 2 * elements),
+               (activation_flops * elements, 2 * 2 * elements)]
+    one_by_one = sum(roofline_time(w, q, peak, bw) for w, q in kernels)
+    fused = roofline_time(sum(w for w, _ in kernels), 4 * 2 * elements, peak, bw)
+    return one_by_one, fused
+
+
+register(
+    Part(
+        "ex-3-7-5a",
+        lambda: kernel_sequence_times()[0] * 1e6,
+        rel_tol=1e-2,
+        unit=" µs",
+        hint="Give each kernel its own max(W / P, Q / B), with 2 bytes per bf16 number, and add the three times.",
+    ),
+    Part(
+        "ex-3-7-5b",
+        lambda: kernel_sequence_times()[1] * 1e6,
+        rel_tol=1e-2,
+        unit=" µs",
+        hint="One kernel: W is the three kernels' FLOPs together, Q is four 4096 x 4096 matrices of bf16 numbers.",
+    ),
+    Part(
+        "ex-3-7-5c",
+        lambda: 1 - kernel_sequence_times()[1] / kernel_sequence_times()[0],
+        rel_tol=1e-2,
+        hint="The saving is 1 minus the fused time over the time of (a). Give a fraction, not a percentage.",
     ),
 )
