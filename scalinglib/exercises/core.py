@@ -38,7 +38,7 @@ import numbers
 import re
 import secrets
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -423,7 +423,7 @@ class Part:
     key: str
     expected: Callable[[], Any] | None = None
     kind: str = "number"
-    unit: str | tuple[str, ...] = "ratio"
+    unit: str | tuple[str, ...] = ""
     hint: str = ""
     whole: bool | tuple[bool, ...] = False
     sig: int = 0
@@ -503,6 +503,8 @@ def register(*parts: Part) -> None:
             if not part.choices:
                 raise ValueError(f"{part.key}: a word answer needs its choices")
         else:
+            if not part.unit:
+                raise ValueError(f"{part.key}: a number needs its unit (a key of UNITS, e.g. 'ms' or 'ratio')")
             for key in (part.unit if isinstance(part.unit, tuple) else (part.unit,)):
                 get_unit(key)
         _REGISTRY[part.key] = part
@@ -789,7 +791,7 @@ def _choices_feedback(part: Part, given) -> Feedback:
     return Feedback(
         part.key,
         "incorrect",
-        f"{n - len(wrong)} of {n} right; look again at item {', '.join(wrong)}",
+        f"{n - len(wrong)} of {n} right; look again at item {', '.join(wrong)}. {how}",
         part.hint,
     )
 
@@ -826,7 +828,7 @@ def check(key, answer=None) -> Feedback:
     >>> check("ex-3-1-1b", 20)
     ✔ ex-3-1-1b: 20 is right
     >>> check("ex-3-1-1b", 19)
-    ✘ ex-3-1-1b: 19 is not right: too low (within 25%). Answer as a speedup: a plain ratio, no unit; accepted within 1%.
+    ✘ ex-3-1-1b: 19 is not right: close, but too low (within 5%). Answer as a speedup: a plain ratio, no unit; accepted within 1%.
       Hint: The ceiling is the limit of S(K) as K grows without bound.
     """
     if not isinstance(key, str) or key not in _REGISTRY:
