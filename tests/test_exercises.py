@@ -10,9 +10,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from scalinglib.exercises import check, expected_answer, registered_keys
-from scalinglib.exercises import core
-from scalinglib.exercises.core import _REGISTRY, BANDS, BAND_STEPS, Seal, _judge
+from scalinglib.exercises import check, core, expected_answer, registered_keys
+from scalinglib.exercises.core import _REGISTRY, BAND_STEPS, BANDS, Seal, _judge
 
 KEYS = registered_keys()
 NUMERIC = [k for k in KEYS if _REGISTRY[k].kind in ("number", "numbers")]
@@ -365,7 +364,7 @@ def _printed_forms(value: float) -> set[str]:
 
 def test_no_hint_states_an_answer():
     hints = {key: _REGISTRY[key].hint for key in KEYS}
-    for key, i, e in ENTRIES:
+    for key, _i, e in ENTRIES:
         for form in _printed_forms(e):
             for other, hint in hints.items():
                 if other.split("-")[2] != key.split("-")[2] or form in _STATEMENT_NUMBERS.get(other, ()):
