@@ -417,7 +417,7 @@ class Part:
     ``whole`` may also be a tuple, one flag per entry. ``share`` marks probabilities and shares, whose
     complement (1 - p) is named when given; ``complement`` may say what that complement is.
     ``rounding`` ("up", "down", "none" or a short phrase) says how a count is rounded. ``choices`` lists the words
-    accepted, each with optional synonyms: ``{"memory": ("memory bandwidth",), ...}``.
+    accepted, each with optional synonyms: ``{"ring": ("ring all-reduce",), ...}``.
     """
 
     key: str
@@ -671,7 +671,7 @@ def _options(part: Part) -> str:
 
 def _normalise_word(value: str) -> str:
     """Case, quotes, hyphens, underscores, "+" and spacing ignored; a trailing "scaling" or "bound" too
-    ("memory-bound" reads as "memory", "Strong scaling" as "strong")."""
+    ("latency-bound" reads as "latency", "Gustafson scaling" as "gustafson")."""
     text = re.sub(r"[-_+/,.:;'\"`]", " ", value.strip().lower())
     words = text.split()
     while len(words) > 1 and words[-1] in ("bound", "scaling", "limited"):

@@ -1,0 +1,969 @@
+r"""Communication cost models: one message, and the collectives built from messages (Section 3.8).
+
+**One message.** Sending ``n`` bytes from one process to another takes
+
+.. math:: T(n) = \alpha + n\beta
+
+seconds: a fixed latency ``alpha`` per message plus ``beta`` seconds per byte
+(``1/beta`` is the link bandwidth). The two terms are equal at the
+half-performance size ``n_half = alpha / beta`` (Hockney 1994), where the
+effective bandwidth ``n / T(n)`` is half the link's.
+
+**Collectives.** Each algorithm of :data:`ALGORITHMS` is a schedule of
+messages, so its time has the form
+
+.. math:: T = k_\alpha\,\alpha + k_\beta\,n\beta + k_\gamma\,n\gamma,
+
+where ``gamma`` is the time per byte to combine data (a reduction, e.g. an
+addition) and the coefficients ``k_alpha`` (messages on the critical path),
+``k_beta`` (bytes sent per byte of ``n``) and ``k_gamma`` (bytes reduced per
+byte of ``n``) depend on the collective, the algorithm and the number of
+processes ``p``. :func:`collective_cost_terms` returns them; they follow
+Thakur, Rabenseifner and Gropp (2005), with ``lg`` the base-2 logarithm:
+
+==================  ==================  =================  ===============  ==============
+collective          algorithm           k_alpha            k_beta           k_gamma
+==================  ==================  =================  ===============  ==============
+broadcast           binomial_tree       ceil(lg p)         ceil(lg p)       0
+broadcast           scatter_allgather   ceil(lg p) + p-1   2(p-1)/p         0
+reduce              binomial_tree       ceil(lg p)         ceil(lg p)       ceil(lg p)
+reduce              rabenseifner        2 lg p             2(p-1)/p         (p-1)/p
+allgather           ring                p - 1              (p-1)/p          0
+allgather           recursive_doubling  lg p               (p-1)/p          0
+reduce_scatter      ring                p - 1              (p-1)/p          (p-1)/p
+reduce_scatter      recursive_halving   lg p               (p-1)/p          (p-1)/p
+allreduce           ring                2(p - 1)           2(p-1)/p         (p-1)/p
+allreduce           binomial_tree       2 ceil(lg p)       2 ceil(lg p)     ceil(lg p)
+allreduce           recursive_doubling  lg p               lg p             lg p
+allreduce           rabenseifner        2 lg p             2(p-1)/p         (p-1)/p
+==================  ==================  =================  ===============  ==============
+
+Notes on the table:
+
+* ``scatter_allgather`` is van de Geijn's broadcast as MPICH implements it
+  for long messages: a binomial-tree scatter then a ring all-gather.
+* ``rabenseifner`` is a reduce-scatter by recursive halving followed by an
+  all-gather by recursive doubling (all-reduce) or a binomial-tree gather to
+  the root (reduce).
+* The ring reduce-scatter costs the same as the pairwise-exchange algorithm
+  of Thakur et al.; ring all-reduce is ring reduce-scatter then ring
+  all-gather (Patarasuk and Yuan 2009 prove its bandwidth term optimal).
+* ``binomial_tree`` all-reduce is a binomial-tree reduce then a binomial-tree
+  broadcast, the old MPICH all-reduce.
+
+**What n is.** ``nbytes`` is always the size of the whole buffer on each
+rank: the data broadcast (broadcast); each rank's input vector, which is also
+the size of the result (reduce, all-reduce); each rank's full input vector, of
+which it keeps a reduced ``n/p`` (reduce-scatter); the gathered total that
+every rank ends with, to which each rank contributes ``n/p`` (all-gather).
+This is the convention of Thakur et al. and of the NCCL tests.
+
+**p not a power of two.** The ring, the binomial trees and
+``scatter_allgather`` work for any ``p`` (the trees take ``ceil(lg p)``
+steps), and the table gives their cost for every ``p``. Recursive doubling,
+recursive halving and Rabenseifner's algorithm pair processes at distance 1,
+2, 4, ... and need ``p`` to be a power of two. For the reductions (reduce,
+reduce-scatter, all-reduce) MPICH handles other ``p`` by first folding the
+surplus processes' data into their neighbours, and by handing results back at
+the end where those processes need them: extra messages of up to the whole
+buffer, which for Rabenseifner's all-reduce roughly double the bytes (it
+costs ``(2 floor(lg p) + 2) alpha + (2(p-1)/p + 2) n beta + (1 + (p-1)/p) n
+gamma``, as the comments in MPICH's source state). All-gather needs no fold:
+Bruck's algorithm takes ``ceil(lg p)`` steps and moves the same
+``(p-1)/p n`` bytes for any ``p`` (Thakur et al. 2005). Neither the fold nor
+Bruck's algorithm is modelled here: the power-of-two algorithms refuse other
+``p`` (:func:`algorithms_for` lists what applies).
+
+The model assumes every pair of processes can exchange messages at the same
+``alpha`` and ``beta`` at the same time (one send and one receive per process
+at once) and no contention. Real networks add topology; the model gives the
+shape and the order of magnitude.
+
+**Bus bandwidth.** The NCCL tests report a collective's *algorithm bandwidth*
+``algbw = n / t`` and a *bus bandwidth* ``busbw = algbw * factor``, where the
+factor (:func:`bus_bandwidth_factor`) is the bandwidth coefficient of the
+lower bound (:func:`collective_lower_bound`), so that an algorithm reaching
+that bound shows a busbw equal to the per-rank link bandwidth whatever ``p``
+is. The ring reaches it for all-reduce, all-gather and reduce-scatter; for
+broadcast and reduce only a pipelined chain, not modelled here, approaches it.
+
+**Clusters of nodes.** :func:`multiring_allreduce_time` prices a flat ring
+all-reduce laid out node by node, one ring per network port, and
+:func:`hierarchical_allreduce_time` the three-phase all-reduce (inside the
+node, across nodes, inside the node again).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ._validate import check_broadcast, check_nonnegative, check_positive, check_whole, scalar_or_array
+
+__all__ = [
+    "COLLECTIVES",
+    "ALGORITHMS",
+    "POWER_OF_TWO_ONLY",
+    "p2p_time",
+    "half_performance_size",
+    "effective_bandwidth",
+    "algorithms_for",
+    "collective_cost_terms",
+    "collective_time",
+    "collective_times",
+    "collective_lower_bound",
+    "best_algorithm",
+    "crossover_size",
+    "multiring_allreduce_time",
+    "hierarchical_allreduce_time",
+    "bus_bandwidth_factor",
+    "algorithm_bandwidth",
+    "bus_bandwidth",
+]
+
+#: The collectives this module prices, in the order the book introduces them.
+COLLECTIVES: tuple[str, ...] = ("broadcast", "reduce", "allgather", "reduce_scatter", "allreduce")
+
+#: Algorithms modelled for each collective; the first is the default of :func:`collective_time`.
+ALGORITHMS: dict[str, tuple[str, ...]] = {
+    "broadcast": ("binomial_tree", "scatter_allgather"),
+    "reduce": ("binomial_tree", "rabenseifner"),
+    "allgather": ("ring", "recursive_doubling"),
+    "reduce_scatter": ("ring", "recursive_halving"),
+    "allreduce": ("ring", "binomial_tree", "recursive_doubling", "rabenseifner"),
+}
+
+#: (collective, algorithm) pairs that need p to be a power of two.
+POWER_OF_TWO_ONLY: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("reduce", "rabenseifner"),
+        ("allgather", "recursive_doubling"),
+        ("reduce_scatter", "recursive_halving"),
+        ("allreduce", "recursive_doubling"),
+        ("allreduce", "rabenseifner"),
+    }
+)
+
+_COLLECTIVE_ALIASES = {"bcast": "broadcast", "allgather": "allgather", "reducescatter": "reduce_scatter",
+                       "allreduce": "allreduce", "broadcast": "broadcast", "reduce": "reduce"}
+_ALGORITHM_ALIASES = {
+    "ring": "ring",
+    "binomialtree": "binomial_tree",
+    "binomial": "binomial_tree",
+    "tree": "binomial_tree",
+    "recursivedoubling": "recursive_doubling",
+    "recursivehalving": "recursive_halving",
+    "rabenseifner": "rabenseifner",
+    "reducescatterallgather": "rabenseifner",
+    "halvingdoubling": "rabenseifner",
+    "scatterallgather": "scatter_allgather",
+    "vandegeijn": "scatter_allgather",
+}
+
+
+def _describe(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"[^0-9a-z]", "", text.lower())
+
+
+def _collective(name) -> str:
+    """Canonical collective name; 'All-Reduce', 'all_reduce' and 'allreduce' are the same."""
+    valid = ", ".join(map(repr, COLLECTIVES))
+    if not isinstance(name, str):
+        raise TypeError(f"collective must be one of {valid}; got {_describe(name)}")
+    found = _COLLECTIVE_ALIASES.get(_squash(name))
+    if found is None:
+        raise ValueError(f"collective must be one of {valid}; got {_describe(name)}")
+    return found
+
+
+def _algorithm(collective: str, name) -> str:
+    """Canonical algorithm name, checked against what the collective supports."""
+    valid = ", ".join(map(repr, ALGORITHMS[collective]))
+    if name is None:
+        return ALGORITHMS[collective][0]
+    if not isinstance(name, str):
+        raise TypeError(f"algorithm must be one of {valid} for {collective}; got {_describe(name)}")
+    found = _ALGORITHM_ALIASES.get(_squash(name))
+    if found is None or found not in ALGORITHMS[collective]:
+        raise ValueError(f"algorithm must be one of {valid} for {collective}; got {_describe(name)}")
+    return found
+
+
+def _is_power_of_two(p: np.ndarray) -> np.ndarray:
+    """Exact for every whole float: a power of two has the mantissa 0.5 in ``frexp`` (no cast to int64)."""
+    mantissa, _ = np.frexp(np.asarray(p, dtype=float))
+    return mantissa == 0.5
+
+
+def _check_power_of_two(collective, algorithm, p: np.ndarray) -> None:
+    if (collective, algorithm) in POWER_OF_TWO_ONLY:
+        bad = ~_is_power_of_two(p)
+        if bad.any():
+            value = int(p[bad].flat[0])
+            others = [a for a in ALGORITHMS[collective] if (collective, a) not in POWER_OF_TWO_ONLY]
+            raise ValueError(
+                f"p must be a power of two (1, 2, 4, 8, ...) for {algorithm} {collective}; got {value}. "
+                f"For other p use {' or '.join(map(repr, others))}"
+            )
+
+
+def p2p_time(nbytes, alpha, beta):
+    r"""Time to send one message of ``nbytes`` bytes: the alpha-beta (Hockney) model.
+
+    .. math:: T(n) = \alpha + n\beta
+
+    Parameters
+    ----------
+    nbytes : float or array_like
+        Message size n in bytes, >= 0.
+    alpha : float or array_like
+        Latency per message in seconds, >= 0.
+    beta : float or array_like
+        Seconds per byte (the inverse of the bandwidth), >= 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Seconds.
+
+    References
+    ----------
+    Hockney (1994), Parallel Computing 20(3).
+
+    Examples
+    --------
+    >>> p2p_time(1e6, 5e-6, 1 / 50e9) * 1e6      # 1 MB over a 50 GB/s link with 5 us latency
+    25.0
+    >>> p2p_time([0, 1e9], 5e-6, 1 / 50e9)
+    array([5.0000e-06, 2.0005e-02])
+    """
+    n = check_nonnegative("nbytes", nbytes)
+    a = check_nonnegative("alpha", alpha)
+    b = check_nonnegative("beta", beta)
+    nb, ab, bb = check_broadcast(nbytes=n, alpha=a, beta=b)
+    return scalar_or_array(ab + nb * bb, n, a, b)
+
+
+def half_performance_size(alpha, beta):
+    r"""Message size at which latency and transfer take equally long: ``alpha / beta`` bytes.
+
+    At this size a message reaches half the link bandwidth; much smaller
+    messages are latency-bound, much larger ones bandwidth-bound. Hockney
+    (1994) calls it :math:`n_{1/2}`.
+
+    Parameters
+    ----------
+    alpha : float or array_like
+        Seconds per message, >= 0.
+    beta : float or array_like
+        Seconds per byte, > 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Bytes.
+
+    Examples
+    --------
+    >>> half_performance_size(5e-6, 1 / 50e9)
+    250000.0
+    """
+    a = check_nonnegative("alpha", alpha)
+    b = check_positive("beta", beta)
+    ab, bb = check_broadcast(alpha=a, beta=b)
+    return scalar_or_array(ab / bb, a, b)
+
+
+def effective_bandwidth(nbytes, alpha, beta):
+    r"""Bytes per second one message of ``nbytes`` achieves: ``n / (alpha + n beta)``.
+
+    Parameters
+    ----------
+    nbytes : float or array_like
+        Message size in bytes, > 0.
+    alpha, beta : float or array_like
+        Latency (s, >= 0) and time per byte (s/B, > 0).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Bytes/s; tends to ``1/beta`` for large messages.
+
+    Examples
+    --------
+    >>> effective_bandwidth(250e3, 5e-6, 1 / 50e9) / 1e9      # at n_half: half of 50 GB/s
+    25.0
+    """
+    n = check_positive("nbytes", nbytes)
+    a = check_nonnegative("alpha", alpha)
+    b = check_positive("beta", beta)
+    nb, ab, bb = check_broadcast(nbytes=n, alpha=a, beta=b)
+    return scalar_or_array(nb / (ab + nb * bb), n, a, b)
+
+
+def algorithms_for(collective, p=None):
+    """Algorithms modelled for a collective, optionally only those that apply at ``p`` processes.
+
+    Parameters
+    ----------
+    collective : str
+        One of :data:`COLLECTIVES` (spelling is forgiving: ``"all-reduce"``
+        and ``"AllReduce"`` both work).
+    p : int, optional
+        Number of processes; when given, algorithms that need a power of two
+        are left out for other ``p``.
+
+    Returns
+    -------
+    tuple of str
+
+    Examples
+    --------
+    >>> algorithms_for("allreduce")
+    ('ring', 'binomial_tree', 'recursive_doubling', 'rabenseifner')
+    >>> algorithms_for("allreduce", p=6)
+    ('ring', 'binomial_tree')
+    """
+    coll = _collective(collective)
+    if p is None:
+        return ALGORITHMS[coll]
+    pp = check_whole("p", p)
+    if pp.ndim != 0:
+        raise ValueError(f"p must be a single whole number here; got an array of shape {pp.shape}")
+    power = bool(_is_power_of_two(pp))
+    return tuple(a for a in ALGORITHMS[coll] if power or (coll, a) not in POWER_OF_TWO_ONLY)
+
+
+def _terms(collective: str, algorithm: str, p: np.ndarray):
+    """(k_alpha, k_beta, k_gamma) coefficient arrays for a canonical collective and algorithm."""
+    lg = np.log2(p)
+    clg = np.ceil(lg - 1e-12)          # exact for powers of two despite rounding in log2
+    f = (p - 1.0) / p
+    zero = np.zeros_like(p)
+    table = {
+        ("broadcast", "binomial_tree"): (clg, clg, zero),
+        ("broadcast", "scatter_allgather"): (clg + p - 1.0, 2.0 * f, zero),
+        ("reduce", "binomial_tree"): (clg, clg, clg),
+        ("reduce", "rabenseifner"): (2.0 * lg, 2.0 * f, f),
+        ("allgather", "ring"): (p - 1.0, f, zero),
+        ("allgather", "recursive_doubling"): (lg, f, zero),
+        ("reduce_scatter", "ring"): (p - 1.0, f, f),
+        ("reduce_scatter", "recursive_halving"): (lg, f, f),
+        ("allreduce", "ring"): (2.0 * (p - 1.0), 2.0 * f, f),
+        ("allreduce", "binomial_tree"): (2.0 * clg, 2.0 * clg, clg),
+        ("allreduce", "recursive_doubling"): (lg, lg, lg),
+        ("allreduce", "rabenseifner"): (2.0 * lg, 2.0 * f, f),
+    }
+    return table[(collective, algorithm)]
+
+
+def collective_cost_terms(collective, p, algorithm=None):
+    r"""Coefficients ``(k_alpha, k_beta, k_gamma)`` of a collective's cost.
+
+    .. math:: T = k_\alpha\,\alpha + k_\beta\,n\beta + k_\gamma\,n\gamma
+
+    ``k_alpha`` counts the messages on the critical path, ``k_beta`` the bytes
+    each process sends in sequence per byte of ``n``, and ``k_gamma`` the bytes
+    it reduces per byte of ``n`` (see the table in the module documentation).
+
+    Parameters
+    ----------
+    collective : str
+        One of :data:`COLLECTIVES`.
+    p : int or array_like
+        Processes taking part, whole >= 1.
+    algorithm : str, optional
+        One of ``ALGORITHMS[collective]``; default the first listed
+        (``"ring"`` for all-gather, reduce-scatter and all-reduce,
+        ``"binomial_tree"`` for broadcast and reduce).
+
+    Returns
+    -------
+    tuple of three floats (or arrays, if ``p`` is an array)
+        ``(k_alpha, k_beta, k_gamma)``.
+
+    Raises
+    ------
+    ValueError
+        Unknown collective or algorithm (the message lists the valid ones),
+        ``p`` < 1 or not whole, or ``p`` not a power of two for an algorithm
+        that needs one.
+
+    Examples
+    --------
+    >>> collective_cost_terms("allreduce", 8, "ring")
+    (14.0, 1.75, 0.875)
+    >>> collective_cost_terms("broadcast", 6, "binomial_tree")      # ceil(lg 6) = 3 steps
+    (3.0, 3.0, 0.0)
+    """
+    coll = _collective(collective)
+    alg = _algorithm(coll, algorithm)
+    pp = check_whole("p", p)
+    _check_power_of_two(coll, alg, pp)
+    a, b, c = _terms(coll, alg, pp)
+    return tuple(scalar_or_array(x, pp) for x in (a, b, c))
+
+
+def collective_time(collective, nbytes, p, alpha, beta, gamma=0.0, algorithm=None):
+    r"""Time of a collective operation under the alpha-beta-gamma model (Thakur et al. 2005).
+
+    .. math:: T = k_\alpha(p)\,\alpha + k_\beta(p)\,n\beta + k_\gamma(p)\,n\gamma
+
+    with the coefficients of :func:`collective_cost_terms`. For ``p = 1``
+    every collective costs nothing.
+
+    Parameters
+    ----------
+    collective : str
+        ``"broadcast"``, ``"reduce"``, ``"allgather"``, ``"reduce_scatter"``
+        or ``"allreduce"``.
+    nbytes : float or array_like
+        n, the bytes of the whole buffer on each rank, >= 0: for all-gather
+        the gathered total (each rank contributes n/p), for reduce-scatter each
+        rank's full input (each keeps n/p of the result).
+    p : int or array_like
+        Processes, whole >= 1.
+    alpha : float or array_like
+        Seconds per message, >= 0.
+    beta : float or array_like
+        Seconds per byte sent, >= 0.
+    gamma : float or array_like, optional
+        Seconds per byte reduced, >= 0 (default 0: reduction is free).
+    algorithm : str, optional
+        One of ``ALGORITHMS[collective]``; default the first listed.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Seconds.
+
+    Raises
+    ------
+    ValueError
+        Unknown collective or algorithm (the valid names are listed), a value
+        out of range, or ``p`` not a power of two where the algorithm needs one.
+
+    References
+    ----------
+    Thakur, Rabenseifner and Gropp (2005), IJHPCA 19(1); Patarasuk and Yuan (2009) for the ring all-reduce.
+
+    Examples
+    --------
+    >>> t = collective_time("allreduce", 1e9, 8, alpha=5e-6, beta=1 / 50e9)
+    >>> round(t * 1e3, 3)                     # 2 (p-1)/p n beta + 2 (p-1) alpha
+    35.07
+    >>> collective_time("allreduce", 1e9, 1, 5e-6, 1 / 50e9)
+    0.0
+    >>> collective_time("alltoall", 1e6, 8, 5e-6, 1e-10)
+    Traceback (most recent call last):
+        ...
+    ValueError: collective must be one of 'broadcast', 'reduce', 'allgather', 'reduce_scatter', 'allreduce'; got 'alltoall'
+    """
+    coll = _collective(collective)
+    alg = _algorithm(coll, algorithm)
+    n = check_nonnegative("nbytes", nbytes)
+    pp = check_whole("p", p)
+    a = check_nonnegative("alpha", alpha)
+    b = check_nonnegative("beta", beta)
+    g = check_nonnegative("gamma", gamma)
+    _check_power_of_two(coll, alg, pp)
+    nb, pb, ab, bb, gb = check_broadcast(nbytes=n, p=pp, alpha=a, beta=b, gamma=g)
+    ta, tb, tc = _terms(coll, alg, pb)
+    return scalar_or_array(ta * ab + tb * nb * bb + tc * nb * gb, n, pp, a, b, g)
+
+
+def collective_times(collective, nbytes, p, alpha, beta, gamma=0.0):
+    """The time of every algorithm that applies at ``p`` processes, as a dict.
+
+    Parameters
+    ----------
+    collective : str
+        One of :data:`COLLECTIVES`.
+    nbytes : float or array_like
+        Bytes n (see :func:`collective_time`), >= 0.
+    p : int
+        Processes, a single whole number >= 1.
+    alpha, beta, gamma : float
+        As in :func:`collective_time`.
+
+    Returns
+    -------
+    dict of str to float or numpy.ndarray
+        Algorithm name -> seconds, in the order of :data:`ALGORITHMS`;
+        algorithms that need a power of two are left out for other ``p``.
+
+    Examples
+    --------
+    >>> times = collective_times("allreduce", 1e3, 64, 5e-6, 1 / 50e9)
+    >>> min(times, key=times.get)
+    'recursive_doubling'
+    """
+    names = algorithms_for(collective, p)
+    return {alg: collective_time(collective, nbytes, p, alpha, beta, gamma, algorithm=alg) for alg in names}
+
+
+def collective_lower_bound(collective, nbytes, p, alpha, beta, gamma=0.0):
+    r"""A lower bound on the time of any algorithm for the collective (Chan et al. 2007).
+
+    Latency: information must reach ``p`` processes and the number of informed
+    processes can at most double per step, so ``ceil(lg p) alpha``. Bandwidth
+    and computation, for ``p > 1``:
+
+    ==============  ===================  ==================
+    collective      bytes (x n beta)     reduced (x n gamma)
+    ==============  ===================  ==================
+    broadcast       1                    0
+    reduce          1                    (p-1)/p
+    allgather       (p-1)/p              0
+    reduce_scatter  (p-1)/p              (p-1)/p
+    allreduce       2(p-1)/p             (p-1)/p
+    ==============  ===================  ==================
+
+    No single algorithm need reach all three terms at once.
+
+    Parameters
+    ----------
+    collective, nbytes, p, alpha, beta, gamma
+        As in :func:`collective_time`.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Seconds.
+
+    References
+    ----------
+    Chan, Heimlich, Purkayastha and van de Geijn (2007), Concurrency and
+    Computation: Practice and Experience 19(13).
+
+    Examples
+    --------
+    >>> bound = collective_lower_bound("allreduce", 1e9, 8, 0.0, 1 / 50e9)
+    >>> bound == collective_time("allreduce", 1e9, 8, 0.0, 1 / 50e9, algorithm="ring")
+    True
+    """
+    coll = _collective(collective)
+    n = check_nonnegative("nbytes", nbytes)
+    pp = check_whole("p", p)
+    a = check_nonnegative("alpha", alpha)
+    b = check_nonnegative("beta", beta)
+    g = check_nonnegative("gamma", gamma)
+    nb, pb, ab, bb, gb = check_broadcast(nbytes=n, p=pp, alpha=a, beta=b, gamma=g)
+    clg = np.ceil(np.log2(pb) - 1e-12)
+    f = (pb - 1.0) / pb
+    many = (pb > 1).astype(float)
+    bw, red = {
+        "broadcast": (many, 0.0 * f),
+        "reduce": (many, f),
+        "allgather": (f, 0.0 * f),
+        "reduce_scatter": (f, f),
+        "allreduce": (2.0 * f, f),
+    }[coll]
+    return scalar_or_array(clg * ab + bw * nb * bb + red * nb * gb, n, pp, a, b, g)
+
+
+def best_algorithm(collective, nbytes, p, alpha, beta, gamma=0.0):
+    """The fastest algorithm under the model for these parameters.
+
+    Only algorithms that apply at ``p`` compete (see :func:`algorithms_for`).
+    Ties go to the algorithm listed first in :data:`ALGORITHMS` (at ``p = 1``
+    every algorithm costs nothing).
+
+    Parameters
+    ----------
+    collective : str
+        One of :data:`COLLECTIVES`.
+    nbytes : float or array_like
+        Bytes n, >= 0.
+    p : int
+        Processes, a single whole number >= 1.
+    alpha, beta, gamma : float
+        As in :func:`collective_time`.
+
+    Returns
+    -------
+    str, or numpy.ndarray of str when ``nbytes`` is an array
+
+    Examples
+    --------
+    >>> best_algorithm("allreduce", 1e3, 64, 5e-6, 1 / 50e9)      # small: few messages win
+    'recursive_doubling'
+    >>> best_algorithm("allreduce", 1e9, 64, 5e-6, 1 / 50e9)      # large: few bytes win
+    'rabenseifner'
+    >>> best_algorithm("allreduce", 1e9, 48, 5e-6, 1 / 50e9)      # not a power of two
+    'ring'
+    """
+    times = collective_times(collective, nbytes, p, alpha, beta, gamma)
+    names = list(times)
+    stacked = np.stack([np.asarray(t, dtype=float) for t in times.values()])
+    winner = np.asarray(names)[np.argmin(stacked, axis=0)]
+    return str(winner) if winner.ndim == 0 else winner
+
+
+def crossover_size(collective, algorithm_a, algorithm_b, p, alpha, beta, gamma=0.0):
+    r"""The message size at which two algorithms cost the same.
+
+    Both costs are straight lines in ``n``, so they meet at
+
+    .. math::
+        n^{*} = \frac{(k_{\alpha,A} - k_{\alpha,B})\,\alpha}
+                      {(k_{\beta,B} - k_{\beta,A})\,\beta + (k_{\gamma,B} - k_{\gamma,A})\,\gamma}.
+
+    Below ``n*`` the algorithm with fewer messages (smaller ``k_alpha``) wins; above it,
+    the one that moves fewer bytes.
+
+    Parameters
+    ----------
+    collective : str
+        One of :data:`COLLECTIVES`.
+    algorithm_a, algorithm_b : str
+        Two algorithms of that collective.
+    p : int
+        Processes, a single whole number >= 1.
+    alpha, beta, gamma : float
+        As in :func:`collective_time`.
+
+    Returns
+    -------
+    float or None
+        Bytes, or None when the two lines do not cross at a positive size
+        (one algorithm is never slower, or they are identical).
+
+    Examples
+    --------
+    >>> n = crossover_size("allreduce", "recursive_doubling", "ring", 64, 5e-6, 1 / 50e9)
+    >>> round(n / 1e6, 2)        # MB: below it recursive doubling wins, above it the ring
+    7.44
+    """
+    coll = _collective(collective)
+    alg_a, alg_b = _algorithm(coll, algorithm_a), _algorithm(coll, algorithm_b)
+    pp = check_whole("p", p)
+    if pp.ndim != 0:
+        raise ValueError(f"p must be a single whole number here; got an array of shape {pp.shape}")
+    alpha = float(check_nonnegative("alpha", alpha))
+    beta = float(check_nonnegative("beta", beta))
+    gamma = float(check_nonnegative("gamma", gamma))
+    for alg in (alg_a, alg_b):
+        _check_power_of_two(coll, alg, pp)
+    a1, b1, c1 = (float(x) for x in _terms(coll, alg_a, pp))
+    a2, b2, c2 = (float(x) for x in _terms(coll, alg_b, pp))
+    num = (a1 - a2) * alpha
+    den = (b2 - b1) * beta + (c2 - c1) * gamma
+    if den == 0 or num == 0 or (num > 0) != (den > 0):
+        return None
+    return num / den
+
+
+def _cluster(nbytes, nodes, per_node, alpha_intra, beta_intra, alpha_inter, beta_inter, gamma, nics,
+             ports_shared=False):
+    """Check a cluster's parameters up front and broadcast them together (nics defaults to per_node).
+
+    With ``ports_shared`` the node's ``per_node`` devices share its ``nics`` ports evenly, so ``nics``
+    must divide ``per_node``."""
+    values = {
+        "nbytes": check_nonnegative("nbytes", nbytes),
+        "nodes": check_whole("nodes", nodes),
+        "per_node": check_whole("per_node", per_node),
+        "alpha_intra": check_nonnegative("alpha_intra", alpha_intra),
+        "beta_intra": check_nonnegative("beta_intra", beta_intra),
+        "alpha_inter": check_nonnegative("alpha_inter", alpha_inter),
+        "beta_inter": check_nonnegative("beta_inter", beta_inter),
+        "gamma": check_nonnegative("gamma", gamma),
+    }
+    values["nics"] = values["per_node"] if nics is None else check_whole("nics", nics)
+    out = dict(zip(values, check_broadcast(**values)))
+    too_many = out["nics"] > out["per_node"]
+    if too_many.any():
+        k, g = out["nics"][too_many].flat[0], out["per_node"][too_many].flat[0]
+        raise ValueError(f"nics must be a whole number from 1 to per_node (one network port per device at most); "
+                         f"got {k:g} with per_node = {g:g}")
+    if ports_shared:
+        uneven = np.mod(out["per_node"], out["nics"]) != 0
+        if uneven.any():
+            k, g = out["nics"][uneven].flat[0], out["per_node"][uneven].flat[0]
+            raise ValueError(f"nics must be a divisor of per_node (the node's devices share its ports evenly); "
+                             f"got {k:g} with per_node = {g:g}")
+    return out, tuple(values.values())
+
+
+def multiring_allreduce_time(nbytes, nodes, per_node, alpha_intra, beta_intra, alpha_inter, beta_inter,
+                             gamma=0.0, nics=None):
+    r"""Flat ring all-reduce over ``nodes`` nodes of ``per_node`` devices, rings laid out node by node.
+
+    Each ring visits the ``g`` devices of a node over the fast links inside
+    it and crosses to the next node once, so only one hop per node and ring
+    uses the network. ``k`` rings run side by side, one per network port of a
+    node, each carrying ``n/k`` of the buffer; this is how NCCL lays out its
+    rings on a cluster. All ``p = m g`` devices take part in every ring, so it
+    is a ring all-reduce of :func:`collective_time` with ``2(p-1)`` steps of a
+    chunk of ``n/(k p)`` bytes. A step lasts as long as its slowest hop:
+
+    .. math::
+        T = 2(p-1)\,\alpha_\text{step}
+            + 2\frac{p-1}{p}\,\frac{n}{k}\,\max(\beta_o,\; c\,\beta_i)
+            + \frac{p-1}{p}\,n\gamma
+
+    where ``alpha_step`` is the larger of the two latencies, ``beta_o`` the
+    network's time per byte (one port per ring), and ``c`` the number of the
+    rings' chunks the busiest device pushes through its own fast link in one
+    step: ``min(k, g-1)`` (a device where a ring leaves the node sends that
+    ring's chunk over the network instead). With one node there is no network
+    hop and the rings share each device's link: ``T`` is the ring all-reduce
+    over ``g`` devices at ``alpha_intra`` and ``beta_intra``.
+
+    Parameters
+    ----------
+    nbytes : float or array_like
+        Buffer size n on each device, >= 0.
+    nodes : int or array_like
+        Nodes m, whole >= 1.
+    per_node : int or array_like
+        Devices per node g, whole >= 1.
+    alpha_intra, beta_intra : float or array_like
+        Latency (s) and time per byte (s/B) of each device's link inside a
+        node, >= 0.
+    alpha_inter, beta_inter : float or array_like
+        The same for one network port, >= 0.
+    gamma : float or array_like, optional
+        Seconds per byte reduced, >= 0 (default 0).
+    nics : int or array_like, optional
+        Network ports per node k, whole from 1 to ``per_node``; one ring
+        per port, so ``k`` need not divide ``per_node``. Default
+        ``per_node`` (a port per device).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Seconds.
+
+    Raises
+    ------
+    ValueError
+        A value out of range, ``nics`` > ``per_node``, or shapes that do not
+        broadcast together.
+
+    See Also
+    --------
+    hierarchical_allreduce_time : the same cluster, reducing inside the nodes first.
+
+    Examples
+    --------
+    Four nodes of eight GPUs, NVLink at 450 GB/s inside, one 50 GB/s port per GPU:
+
+    >>> t = multiring_allreduce_time(1e9, 4, 8, 0.0, 1 / 450e9, 0.0, 1 / 50e9)
+    >>> round(t * 1e3, 2)                    # 2 (p-1)/p (n/8) / 50 GB/s
+    4.84
+    >>> round(multiring_allreduce_time(1e9, 4, 8, 0.0, 1 / 450e9, 0.0, 1 / 50e9, nics=1) * 1e3, 2)
+    38.75
+    """
+    v, inputs = _cluster(nbytes, nodes, per_node, alpha_intra, beta_intra, alpha_inter, beta_inter, gamma, nics)
+    n, m, g, k = v["nbytes"], v["nodes"], v["per_node"], v["nics"]
+    p = m * g
+    one_node = m == 1
+    chunks = np.where(one_node, k, np.minimum(k, g - 1.0))       # chunks per step on the busiest device's link
+    beta_step = np.where(one_node, k * v["beta_intra"], np.maximum(v["beta_inter"], chunks * v["beta_intra"]))
+    alpha_step = np.where(one_node, v["alpha_intra"],
+                          np.where(g > 1, np.maximum(v["alpha_intra"], v["alpha_inter"]), v["alpha_inter"]))
+    f = (p - 1.0) / p
+    total = 2.0 * (p - 1.0) * alpha_step + 2.0 * f * (n / k) * beta_step + f * n * v["gamma"]
+    return scalar_or_array(total, *inputs)
+
+
+def hierarchical_allreduce_time(nbytes, nodes, per_node, alpha_intra, beta_intra, alpha_inter, beta_inter,
+                                gamma=0.0, nics=None):
+    r"""All-reduce over ``nodes`` nodes of ``per_node`` devices, in three ring phases, one after another.
+
+    1. Reduce-scatter inside each node over the fast links: each device ends
+       with a reduced ``1/g`` of the buffer.
+    2. All-reduce of those shares across the nodes over the network, one ring
+       per device position; the ``g`` rings share the node's ``k`` network
+       ports, so each port carries ``n/k`` bytes of them.
+    3. All-gather inside each node.
+
+    .. math::
+        T = T_\text{RS}(n, g; \alpha_i, \beta_i)
+            + 2(m-1)\,\alpha_o + 2\frac{m-1}{m}\,\frac{n}{k}\,\beta_o + \frac{m-1}{m}\,\frac{n}{g}\,\gamma
+            + T_\text{AG}(n, g; \alpha_i, \beta_i)
+
+    for ``g`` devices per node, ``m`` nodes and ``k`` network ports per node,
+    the inside terms being the ring costs of :func:`collective_time`. The
+    network carries ``2(m-1)/m`` bytes per byte of ``n/k`` where a flat
+    node-ordered ring (:func:`multiring_allreduce_time`) carries ``2(p-1)/p``,
+    and ``2(m-1) + 2(g-1)`` latencies replace ``2(p-1)``; but the phases are
+    not overlapped, so the time inside the nodes adds to the network's.
+
+    Parameters
+    ----------
+    nbytes : float or array_like
+        Buffer size n on each device, >= 0.
+    nodes : int or array_like
+        Nodes m, whole >= 1.
+    per_node : int or array_like
+        Devices per node g, whole >= 1.
+    alpha_intra, beta_intra : float or array_like
+        Latency (s) and time per byte (s/B) of the links inside a node, >= 0.
+    alpha_inter, beta_inter : float or array_like
+        The same for one network port between nodes, >= 0.
+    gamma : float or array_like, optional
+        Seconds per byte reduced, >= 0 (default 0).
+    nics : int or array_like, optional
+        Network ports per node k, a whole number from 1 to ``per_node`` that
+        divides it: the ``g`` rings of phase 2 share the ports evenly,
+        ``g/k`` to a port. Default ``per_node``: one port per device, so the
+        rings run at once, each on its own port.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Seconds.
+
+    Raises
+    ------
+    ValueError
+        A value out of range, ``nics`` > ``per_node``, ``nics`` that does not
+        divide ``per_node`` (with 3 ports for 8 devices the busiest port would
+        carry three rings' ``3n/8``, not ``n/3``), or shapes that do not
+        broadcast together.
+
+    See Also
+    --------
+    multiring_allreduce_time : the flat ring over the same cluster.
+
+    Examples
+    --------
+    >>> t = hierarchical_allreduce_time(1e9, 4, 8, 0.0, 1 / 450e9, 0.0, 1 / 50e9)
+    >>> round(t * 1e3, 2)      # ms, with NVLink inside the nodes and a 50 GB/s port per GPU
+    7.64
+    >>> round(hierarchical_allreduce_time(1e9, 4, 8, 0.0, 1 / 450e9, 0.0, 1 / 50e9, nics=1) * 1e3, 2)
+    33.89
+    >>> hierarchical_allreduce_time(1e9, 4, 8, 0.0, 1 / 450e9, 0.0, 1 / 50e9, nics=3)
+    Traceback (most recent call last):
+        ...
+    ValueError: nics must be a divisor of per_node (the node's devices share its ports evenly); got 3 with per_node = 8
+    """
+    v, inputs = _cluster(nbytes, nodes, per_node, alpha_intra, beta_intra, alpha_inter, beta_inter, gamma, nics,
+                         ports_shared=True)
+    n, m, g, k = v["nbytes"], v["nodes"], v["per_node"], v["nics"]
+    inside_rs = collective_time("reduce_scatter", n, g, v["alpha_intra"], v["beta_intra"], v["gamma"])
+    across = (collective_time("allreduce", n / k, m, v["alpha_inter"], v["beta_inter"])
+              + collective_time("allreduce", n / g, m, 0.0, 0.0, v["gamma"]))
+    inside_ag = collective_time("allgather", n, g, v["alpha_intra"], v["beta_intra"])
+    total = np.asarray(inside_rs) + np.asarray(across) + np.asarray(inside_ag)
+    return scalar_or_array(total, *inputs)
+
+
+def bus_bandwidth_factor(collective, p):
+    r"""The NCCL tests' factor from algorithm bandwidth to bus bandwidth.
+
+    ``busbw = algbw * factor``, with
+
+    ==============  ==========
+    collective      factor
+    ==============  ==========
+    allreduce       2(p-1)/p
+    reduce_scatter  (p-1)/p
+    allgather       (p-1)/p
+    broadcast       1
+    reduce          1
+    ==============  ==========
+
+    For ``p > 1`` the factor is the bandwidth coefficient of the lower bound
+    (:func:`collective_lower_bound`), the bytes per byte of ``n`` that some
+    rank must send or receive, so an algorithm that reaches the bound at the
+    link speed ``1/beta`` shows a busbw of ``1/beta`` for any ``p``, which can
+    be compared with the hardware. The ring reaches it for all-reduce,
+    all-gather and reduce-scatter; for broadcast and reduce a pipelined chain
+    approaches it (NCCL's ring broadcast), which :data:`ALGORITHMS` does not
+    model: for ``p > 2`` the binomial tree moves ``ceil(lg p)`` and
+    ``scatter_allgather`` and ``rabenseifner`` ``2(p-1)/p`` bytes per byte.
+
+    Parameters
+    ----------
+    collective : str
+        One of :data:`COLLECTIVES`.
+    p : int or array_like
+        Ranks, whole >= 1.
+
+    Returns
+    -------
+    float or numpy.ndarray
+
+    References
+    ----------
+    NVIDIA nccl-tests, doc/PERFORMANCE.md.
+
+    Examples
+    --------
+    >>> bus_bandwidth_factor("allreduce", 8)
+    1.75
+    >>> bus_bandwidth_factor("broadcast", 8)
+    1.0
+    """
+    coll = _collective(collective)
+    pp = check_whole("p", p)
+    f = (pp - 1.0) / pp
+    factor = {"allreduce": 2.0 * f, "reduce_scatter": f, "allgather": f,
+              "broadcast": np.ones_like(f), "reduce": np.ones_like(f)}[coll]
+    return scalar_or_array(factor, pp)
+
+
+def algorithm_bandwidth(nbytes, seconds):
+    """The NCCL tests' algorithm bandwidth: bytes of the buffer divided by the time, ``n / t``.
+
+    Parameters
+    ----------
+    nbytes : float or array_like
+        n in bytes (the same convention as :func:`collective_time`), >= 0.
+    seconds : float or array_like
+        Measured time, > 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Bytes/s.
+
+    Examples
+    --------
+    >>> algorithm_bandwidth(1e9, 0.01) / 1e9
+    100.0
+    """
+    n = check_nonnegative("nbytes", nbytes)
+    t = check_positive("seconds", seconds)
+    nb, tb = check_broadcast(nbytes=n, seconds=t)
+    return scalar_or_array(nb / tb, n, t)
+
+
+def bus_bandwidth(collective, nbytes, seconds, p):
+    """The NCCL tests' bus bandwidth: ``algorithm_bandwidth(n, t) * bus_bandwidth_factor(collective, p)``.
+
+    Parameters
+    ----------
+    collective : str
+        One of :data:`COLLECTIVES`.
+    nbytes : float or array_like
+        n in bytes, >= 0.
+    seconds : float or array_like
+        Measured time, > 0.
+    p : int or array_like
+        Ranks, whole >= 1.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Bytes/s.
+
+    Examples
+    --------
+    >>> bus_bandwidth("allreduce", 1e9, 0.01, 8) / 1e9
+    175.0
+    """
+    factor = bus_bandwidth_factor(collective, p)
+    algbw = algorithm_bandwidth(nbytes, seconds)
+    return scalar_or_array(np.asarray(algbw) * np.asarray(factor), np.asarray(algbw), np.asarray(factor))
+

@@ -1,0 +1,667 @@
+r"""What a run costs: FLOPs, utilization, time and money (Section 3.9).
+
+The letters follow the chapter's notation table: N parameters, :math:`\ell`
+layers, L sequence length, K devices, P peak FLOP/s, X sustained FLOP/s,
+:math:`D_\text{tok}` training tokens, U utilization; :math:`\kappa` is
+Section 3.9's price of one device-hour.
+
+**FLOPs per token.** A dense decoder-only transformer with N parameters
+spends about 2N FLOPs per token in the forward pass (one multiply and one add
+per weight) and twice that in the backward pass, so a training token costs
+
+.. math:: C_\text{tok} = 6N + 12\,\ell\,a\,d_h\,L \quad [\text{FLOP/token}]
+
+where the second term is the attention score and value products of
+:math:`\ell` layers with a heads of size :math:`d_h` over sequences of L
+tokens (Chowdhery et al. 2022, appendix B). This count is the *model* FLOPs:
+activation recomputation, which runs parts of the forward pass again to save
+memory, is not in it.
+
+**Model FLOPs utilization (MFU)** compares what the run needed with what the
+hardware could have done in the same time:
+
+.. math:: \text{MFU} = \frac{R \cdot C_\text{tok}}{K P}
+
+for a measured throughput of R tokens/s on K devices of peak rate P FLOP/s
+each. The hardware FLOPs utilization (HFU) counts the recomputed FLOPs too and
+is therefore larger for the same run.
+
+**Training time.** Processing :math:`D_\text{tok}` tokens at a sustained X
+FLOP/s per device takes :math:`6 N D_\text{tok} / (KX)` seconds; with full
+activation recomputation the hardware executes a second forward pass, 8N per
+token, and Narayanan et al. (2021) estimate :math:`8 N D_\text{tok} / (KX)`,
+with X the rate *including* the recomputed FLOPs, which is what Megatron-LM
+reports.
+
+**Cost.** A device is billed by the hour whether or not it computes. With
+price :math:`\kappa` per device-hour, a throughput of r tokens/s while busy and
+a utilization U (the share of paid hours it is busy),
+
+.. math:: \text{cost per million tokens} = \frac{10^6\,\kappa}{3600\,r\,U},
+
+so cost scales as 1/U: a 40% duty cycle costs 2.5 times the benchmark figure.
+Self-hosting beats an API that charges :math:`\kappa_\text{API}` per million
+tokens once :math:`U > 10^6 \kappa / (3600\,r\,\kappa_\text{API})`, the
+break-even utilization.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import NamedTuple
+
+import numpy as np
+
+from ._validate import (
+    as_count,
+    check_broadcast,
+    check_flag,
+    check_fraction,
+    check_nonnegative,
+    check_positive,
+    check_scalar,
+    check_whole,
+    scalar_or_array,
+    single,
+    single_whole,
+)
+from .batchsize import examples_to_target
+from .hardware import get_accelerator
+from .layout import hidden_size_for, layout_sweep
+from .roofline import decode_tokens_per_second
+
+__all__ = [
+    "SECONDS_PER_HOUR",
+    "SECONDS_PER_DAY",
+    "flops_per_token",
+    "mfu",
+    "training_time",
+    "cost_per_million_tokens",
+    "duty_cycle_cost_factor",
+    "break_even_utilization",
+    "devices_for_demand",
+    "device_decode_rate",
+    "max_decode_batch",
+    "critical_batch_cost",
+    "TrainingCost",
+    "training_cost",
+]
+
+SECONDS_PER_HOUR = 3600.0
+SECONDS_PER_DAY = 86400.0
+
+
+def _is_zero(value) -> bool:
+    """True for the default 0 of an optional shape argument (a plain number, not a bool or an array)."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and value == 0
+
+
+def flops_per_token(n_params, n_layers=0, n_heads=0, head_dim=0, seq_len=0):
+    r"""Training FLOPs per token of a dense transformer: :math:`6N + 12\,\ell\,a\,d_h L`.
+
+    The attention term is added when the model's shape is given (all four of
+    ``n_layers``, ``n_heads``, ``head_dim`` and ``seq_len``); with none of them it is
+    left out, giving the common :math:`6N`. This is the definition of model FLOPs
+    used for MFU by Chowdhery et al. (2022): no activation recomputation, full
+    (not causal-halved) attention.
+
+    Parameters
+    ----------
+    n_params : float or array_like
+        Parameters N, > 0.
+    n_layers, n_heads, head_dim, seq_len : int or array_like, optional
+        Layers :math:`\ell`, attention heads a, head size :math:`d_h` and
+        sequence length L, whole numbers >= 1; give all four or none.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        FLOPs per token.
+
+    Raises
+    ------
+    ValueError
+        Some but not all of the shape is given, or a value is out of range.
+
+    References
+    ----------
+    Chowdhery et al. (2022), the PaLM paper (arXiv:2204.02311), appendix B.
+
+    Examples
+    --------
+    >>> flops_per_token(175e9) / 1e12
+    1.05
+    >>> round(flops_per_token(540e9, 118, 48, 256, 2048) / 1e12, 4)   # PaLM 540B
+    3.2756
+    """
+    n = check_positive("n_params", n_params)
+    shape = {"n_layers": n_layers, "n_heads": n_heads, "head_dim": head_dim, "seq_len": seq_len}
+    given = [name for name, value in shape.items() if not _is_zero(value)]
+    if not given:
+        return scalar_or_array(6.0 * n, n)
+    if len(given) != len(shape):
+        missing = [name for name in shape if name not in given]
+        raise ValueError(
+            "give all of n_layers, n_heads, head_dim and seq_len for the attention term, or none of them; "
+            f"missing {', '.join(missing)}"
+        )
+    parts = [check_whole(name, value) for name, value in shape.items()]
+    nb, lb, hb, qb, tb = check_broadcast(n_params=n, **dict(zip(shape, parts)))
+    return scalar_or_array(6.0 * nb + 12.0 * lb * hb * qb * tb, n, *parts)
+
+
+def mfu(tokens_per_second, flops_per_token, n_devices, peak_flops_per_device):
+    r"""Model FLOPs utilization: model FLOPs done per second over the peak of the devices.
+
+    .. math:: \text{MFU} = \frac{R \cdot C_\text{tok}}{K P}
+
+    Parameters
+    ----------
+    tokens_per_second : float or array_like
+        Measured training throughput R of the whole run (all devices), tokens/s, > 0.
+    flops_per_token : float or array_like
+        Model FLOPs per token, > 0 (see :func:`flops_per_token`).
+    n_devices : int or array_like
+        Devices K, whole >= 1.
+    peak_flops_per_device : float or array_like
+        Dense peak P of one device at the run's precision, FLOP/s, > 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        A fraction; above 1 means the inputs are inconsistent (a throughput the
+        hardware cannot reach, or a sparse peak where a dense one belongs).
+
+    Examples
+    --------
+    >>> round(mfu(238.3e3, flops_per_token(540e9), 6144, 275e12), 4)   # PaLM, without attention
+    0.457
+    """
+    r = check_positive("tokens_per_second", tokens_per_second)
+    c = check_positive("flops_per_token", flops_per_token)
+    n = check_whole("n_devices", n_devices)
+    p = check_positive("peak_flops_per_device", peak_flops_per_device)
+    rb, cb, nb, pb = check_broadcast(tokens_per_second=r, flops_per_token=c, n_devices=n,
+                                     peak_flops_per_device=p)
+    return scalar_or_array(rb * cb / (nb * pb), r, c, n, p)
+
+
+def training_time(tokens, n_params, n_devices, flops_per_device, recompute=True):
+    r"""Seconds to train on a number of tokens: :math:`8 N D_\text{tok}/(KX)`, or :math:`6 N D_\text{tok}/(KX)`.
+
+    With ``recompute=True`` every token costs 8N FLOPs (forward, backward, and
+    the forward pass run again by activation recomputation) and ``flops_per_device``
+    must be the rate that counts those recomputed FLOPs, as Megatron-LM reports
+    it. With ``recompute=False`` a token costs 6N and ``flops_per_device`` is the
+    model-FLOPs rate, MFU times peak.
+
+    Parameters
+    ----------
+    tokens : float or array_like
+        Training tokens :math:`D_\text{tok}`, > 0.
+    n_params : float or array_like
+        Parameters N, > 0.
+    n_devices : int or array_like
+        Devices K, whole >= 1.
+    flops_per_device : float or array_like
+        Sustained FLOP/s per device X, > 0.
+    recompute : bool, optional
+        Whether activations are recomputed (default True).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Seconds.
+
+    References
+    ----------
+    Narayanan et al. (2021), the Megatron-LM paper at SC '21 (arXiv:2104.04473),
+    equation (4).
+
+    Examples
+    --------
+    >>> round(training_time(300e9, 175e9, 1024, 140e12) / SECONDS_PER_DAY, 1)   # GPT-3 on A100s
+    33.9
+    >>> round(training_time(300e9, 175e9, 1024, 140e12, recompute=False) / SECONDS_PER_DAY, 1)
+    25.4
+    """
+    check_flag("recompute", recompute)
+    t = check_positive("tokens", tokens)
+    n = check_positive("n_params", n_params)
+    k = check_whole("n_devices", n_devices)
+    x = check_positive("flops_per_device", flops_per_device)
+    tb, nb, kb, xb = check_broadcast(tokens=t, n_params=n, n_devices=k, flops_per_device=x)
+    factor = 8.0 if recompute else 6.0
+    return scalar_or_array(factor * tb * nb / (kb * xb), t, n, k, x)
+
+
+def cost_per_million_tokens(price_per_device_hour, tokens_per_second_per_device, utilization=1.0):
+    r"""Dollars (or any currency) per million tokens from an hourly price, a throughput and a utilization.
+
+    .. math:: \frac{10^6\,\kappa}{3600\,r\,U}
+
+    The device is paid for every hour; it produces r tokens/s only during the
+    share U of the hours in which it has work.
+
+    Parameters
+    ----------
+    price_per_device_hour : float or array_like
+        Price :math:`\kappa` of one device for one hour, > 0.
+    tokens_per_second_per_device : float or array_like
+        Throughput r of one device while busy, tokens/s, > 0.
+    utilization : float or array_like, optional
+        Share U of paid hours the device is busy, in (0, 1] (default 1).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Price per million tokens.
+
+    Examples
+    --------
+    >>> round(cost_per_million_tokens(2.0, 1000.0), 4)
+    0.5556
+    >>> round(cost_per_million_tokens(2.0, 1000.0, utilization=0.4), 4)
+    1.3889
+    """
+    p = check_positive("price_per_device_hour", price_per_device_hour)
+    r = check_positive("tokens_per_second_per_device", tokens_per_second_per_device)
+    u = check_fraction("utilization", utilization, open_low=True)
+    pb, rb, ub = check_broadcast(price_per_device_hour=p, tokens_per_second_per_device=r, utilization=u)
+    return scalar_or_array(1e6 * pb / (SECONDS_PER_HOUR * rb * ub), p, r, u)
+
+
+def duty_cycle_cost_factor(duty_cycle):
+    r"""How many times the benchmark cost per result a device costs when busy only part of the time: 1/U.
+
+    Parameters
+    ----------
+    duty_cycle : float or array_like
+        Share U of paid time the device does useful work, in (0, 1].
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The factor, >= 1.
+
+    Examples
+    --------
+    >>> duty_cycle_cost_factor(0.4)
+    2.5
+    """
+    u = check_fraction("duty_cycle", duty_cycle, open_low=True)
+    return scalar_or_array(1.0 / u, u)
+
+
+def break_even_utilization(price_per_device_hour, tokens_per_second_per_device, api_price_per_million_tokens):
+    r"""The utilization above which a self-hosted device is cheaper per token than an API.
+
+    Setting :func:`cost_per_million_tokens` equal to the API's price
+    :math:`\kappa_\text{API}` and solving for U:
+
+    .. math:: U^{*} = \frac{10^6\,\kappa}{3600\,r\,\kappa_\text{API}}
+
+    Parameters
+    ----------
+    price_per_device_hour : float or array_like
+        Price :math:`\kappa` of one device-hour, > 0.
+    tokens_per_second_per_device : float or array_like
+        Throughput r of one device while busy, tokens/s, > 0.
+    api_price_per_million_tokens : float or array_like
+        The API's price :math:`\kappa_\text{API}` per million tokens, in the same currency, > 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The break-even utilization; a value above 1 means self-hosting never
+        breaks even at that throughput.
+
+    Examples
+    --------
+    >>> round(break_even_utilization(2.0, 1000.0, 1.0), 4)
+    0.5556
+    """
+    p = check_positive("price_per_device_hour", price_per_device_hour)
+    r = check_positive("tokens_per_second_per_device", tokens_per_second_per_device)
+    a = check_positive("api_price_per_million_tokens", api_price_per_million_tokens)
+    pb, rb, ab = check_broadcast(price_per_device_hour=p, tokens_per_second_per_device=r,
+                                 api_price_per_million_tokens=a)
+    return scalar_or_array(1e6 * pb / (SECONDS_PER_HOUR * rb * ab), p, r, a)
+
+
+def devices_for_demand(demand_tokens_per_second, tokens_per_second_per_device, target_utilization=1.0):
+    r"""Devices needed to serve a demand while running each at a target utilization.
+
+    .. math:: K = \left\lceil \frac{\text{demand}}{r \cdot U_\text{target}} \right\rceil
+
+    Size for the *sustained* demand (a long-run average) and the devices run
+    near the target; size for the peak and they idle the rest of the time.
+
+    Parameters
+    ----------
+    demand_tokens_per_second : float or array_like
+        Tokens/s to serve, > 0.
+    tokens_per_second_per_device : float or array_like
+        Throughput of one fully busy device, tokens/s, > 0.
+    target_utilization : float or array_like, optional
+        Busy share to aim for, in (0, 1] (default 1); below 1 leaves headroom
+        for bursts.
+
+    Returns
+    -------
+    int or numpy.ndarray of int
+
+    Raises
+    ------
+    ValueError
+        An input is out of range, or the count would pass 2**53 (inputs out of
+        any sensible range).
+
+    Examples
+    --------
+    >>> devices_for_demand(10_000, 1_500)
+    7
+    >>> devices_for_demand(10_000, 1_500, target_utilization=0.7)
+    10
+    """
+    d = check_positive("demand_tokens_per_second", demand_tokens_per_second)
+    r = check_positive("tokens_per_second_per_device", tokens_per_second_per_device)
+    u = check_fraction("target_utilization", target_utilization, open_low=True)
+    db, rb, ub = check_broadcast(demand_tokens_per_second=d, tokens_per_second_per_device=r,
+                                 target_utilization=u)
+    with np.errstate(over="ignore"):   # an overflow to infinity is refused by as_count, with the names
+        ratio = db / (rb * ub)
+    # a relative tolerance keeps an exact fit from rounding up to one device too many
+    count = as_count("the device count, demand_tokens_per_second / (tokens_per_second_per_device * "
+                     "target_utilization),",
+                     np.maximum(np.ceil(ratio * (1 - 1e-12)), 1))
+    if all(np.ndim(x) == 0 for x in (d, r, u)):
+        return int(count)
+    return count
+
+
+def device_decode_rate(batch, n_params, context_tokens, device="A100 SXM 80GB", precision="bf16",
+                       bytes_per_value=2.0, aspect_ratio=128.0):
+    r"""Tokens/s of one device generating text for a batch of sequences, in a roofline estimate.
+
+    One decode step produces one token for each of the b sequences. It must
+    read every weight once (:math:`N b_\text{p}` bytes, shared by the whole batch)
+    and each sequence's key-value cache (:math:`2 \ell h L b_\text{p}` bytes for L
+    tokens of context: keys and values, :math:`\ell` layers, width h), and do
+    :math:`2N` FLOPs per sequence. The step takes the longer of the memory
+    time and the compute time on a device with bandwidth B and peak P:
+
+    .. math:: t(b) = \max\left(\frac{N b_\text{p} + b\,2 \ell h L b_\text{p}}{B},\;
+              \frac{2 N b}{P}\right), \qquad \text{tokens/s} = \frac{b}{t(b)}.
+
+    The shape comes from :func:`scalinglib.layout.hidden_size_for` (a GPT-style
+    model, width h = aspect_ratio times depth :math:`\ell`). The weight read is the
+    fixed cost of a step, like the hourly price of a device: the more
+    sequences share it, the cheaper each token. This is
+    :func:`scalinglib.roofline.decode_tokens_per_second` with the cache sized
+    from the shape, the device's numbers taken from the catalog, and a check
+    that everything fits in its memory. The estimate leaves out
+    software overheads and attention FLOPs, so measured speed-ups are smaller
+    at large batch and often larger at batch 1.
+
+    Parameters
+    ----------
+    batch : int or array_like
+        Sequences decoded together b, whole >= 1.
+    n_params : float or array_like
+        Parameters N, > 0.
+    context_tokens : float or array_like
+        Tokens L held in each sequence's cache, >= 0.
+    device : str or Accelerator, optional
+        A name from :data:`scalinglib.hardware.CATALOG` (default the A100 SXM 80GB).
+    precision : str, optional
+        Precision of the peak rate (default ``"bf16"``).
+    bytes_per_value : float, optional
+        Bytes per weight and per cache entry :math:`b_\text{p}` (default 2).
+    aspect_ratio : float, optional
+        :math:`h/\ell` of the assumed shape (default 128).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Tokens/s generated by the device (all sequences together); NaN where
+        the weights and the caches do not fit in the device's memory (see
+        :func:`max_decode_batch`).
+
+    Examples
+    --------
+    >>> round(device_decode_rate(1, 7e9, 1024))
+    140
+    >>> round(device_decode_rate(64, 7e9, 1024))
+    2594
+    """
+    b = check_whole("batch", batch)
+    n = check_positive("n_params", n_params)
+    t = check_nonnegative("context_tokens", context_tokens)
+    beta = check_positive("bytes_per_value", bytes_per_value)
+    a = check_positive("aspect_ratio", aspect_ratio)
+    chip = get_accelerator(device)
+    peak = chip.peak(precision)
+    bb, nb, tb, betab, ab = check_broadcast(batch=b, n_params=n, context_tokens=t, bytes_per_value=beta,
+                                            aspect_ratio=a)
+    cache = _cache_bytes_per_sequence(nb, tb, betab, ab)
+    rate = np.asarray(decode_tokens_per_second(bb, nb, peak, chip.memory_bandwidth, betab, cache), dtype=float)
+    rate = np.where(nb * betab + bb * cache <= chip.memory_bytes, rate, np.nan)
+    return scalar_or_array(rate, b, n, t, beta, a)
+
+
+def _cache_bytes_per_sequence(n_params, context_tokens, bytes_per_value, aspect_ratio):
+    """Key-value cache of one sequence: keys and values, ell layers of width h, for every token of context."""
+    h = hidden_size_for(n_params, aspect_ratio)
+    return 2.0 * (h / aspect_ratio) * h * context_tokens * bytes_per_value
+
+
+def max_decode_batch(n_params, context_tokens, device="A100 SXM 80GB", bytes_per_value=2.0, aspect_ratio=128.0):
+    r"""The most sequences whose caches fit in a device's memory beside the weights.
+
+    .. math:: b_\max = \left\lfloor \frac{M - N b_\text{p}}{2 \ell h L b_\text{p}} \right\rfloor
+
+    with the shape and cache of :func:`device_decode_rate` and M the
+    device's memory (all of it: in practice the framework keeps some).
+
+    Parameters
+    ----------
+    n_params : float
+        Parameters N, > 0 (one number).
+    context_tokens : float
+        Tokens L in each sequence's cache, > 0 (one number).
+    device, bytes_per_value, aspect_ratio : optional
+        As in :func:`device_decode_rate` (one number each).
+
+    Returns
+    -------
+    int
+        0 when the weights alone do not fit.
+
+    Raises
+    ------
+    TypeError
+        An array where one number is taken (call it once per model).
+    ValueError
+        A value out of range.
+
+    Examples
+    --------
+    >>> max_decode_batch(7e9, 1024)
+    116
+    """
+    n = single(check_positive, "n_params", n_params)
+    t = single(check_positive, "context_tokens", context_tokens)
+    beta = single(check_positive, "bytes_per_value", bytes_per_value)
+    a = single(check_positive, "aspect_ratio", aspect_ratio)
+    free = get_accelerator(device).memory_bytes - n * beta
+    if free <= 0:
+        return 0
+    return int(free // _cache_bytes_per_sequence(n, t, beta, a))
+
+
+def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=False, **layout_kwargs):
+    r"""GPU-time and wall time to reach a target loss as a cluster grows: the critical-batch wall in money.
+
+    The cluster is laid out by :func:`scalinglib.layout.layout_sweep`, which
+    gives the global batch B and the scaling efficiency E at each size. By
+    McCandlish et al. (2018) reaching the target takes
+    :math:`e(B) = e_\min (1 + B/B_\text{crit})` tokens, each costing the same
+    FLOPs, done at a share E of the sustained rate. So the GPU-time, and the
+    money, is proportional to
+
+    .. math:: \text{cost factor} = \frac{1 + B / B_\text{crit}}{E},
+
+    in units of the least possible GPU-time (:math:`e_\min` tokens at E = 1),
+    and the wall time to the cost factor divided by the number of GPUs.
+
+    Two ways of using a cluster past the data-parallel cap are compared:
+
+    * ``grow_batch=False``: the batch never exceeds the critical batch; past the
+      cap the extra GPUs split the model further and E falls (weak scaling of
+      the model split, as in Section 3.3);
+    * ``grow_batch=True``: data parallelism keeps growing the batch past the
+      critical batch; E stays where it was, but every doubling of the batch
+      buys fewer saved steps, and tokens are wasted.
+
+    Parameters
+    ----------
+    n_gpus : array_like of int
+        Cluster sizes, powers of two.
+    n_params : float
+        Model parameters, > 0 (one number; call once per model).
+    critical_batch_tokens : float
+        The critical batch, tokens, > 0 (one number).
+    grow_batch : bool, optional
+        Which use of GPUs past the cap (default False: split the model).
+    **layout_kwargs
+        Passed to :func:`scalinglib.layout.parallel_layout` (sequence length,
+        micro-batches, device memory, ...).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``n_gpus``, ``fits``, ``batch_tokens``, ``efficiency``, ``cost_factor``
+        and ``time_factor`` (NaN where the model does not fit).
+
+    Raises
+    ------
+    TypeError
+        An array for ``n_params`` or ``critical_batch_tokens``.
+    ValueError
+        A value out of range.
+
+    Examples
+    --------
+    >>> out = critical_batch_cost([256, 1024, 4096], 13e9, 2e6)
+    >>> out["cost_factor"].round(2).tolist()
+    [1.34, 1.75, 2.9]
+    >>> critical_batch_cost([256, 1024, 4096], 13e9, 2e6, grow_batch=True)["cost_factor"].round(2).tolist()
+    [1.34, 2.18, 5.53]
+    """
+    check_flag("grow_batch", grow_batch)
+    n_params = check_scalar("n_params", n_params)
+    crit = single(check_positive, "critical_batch_tokens", critical_batch_tokens)
+    sizes = check_whole("n_gpus", n_gpus)
+    # growing the batch: a limit so high that data parallelism can take every GPU (a billion tokens per GPU)
+    limit = 1e9 * float(np.max(sizes)) if grow_batch else crit
+    sweep = layout_sweep(n_gpus, n_params, limit, limit, **layout_kwargs)
+    batch = sweep["batch_tokens"]
+    data_factor = np.asarray(examples_to_target(np.where(sweep["fits"], batch, crit), crit)) / crit
+    cost = np.where(sweep["fits"], data_factor / sweep["efficiency"], np.nan)
+    return {
+        "n_gpus": sweep["n_gpus"],
+        "fits": sweep["fits"],
+        "batch_tokens": batch,
+        "efficiency": sweep["efficiency"],
+        "cost_factor": cost,
+        "time_factor": cost / sweep["n_gpus"],
+    }
+
+
+class TrainingCost(NamedTuple):
+    """Time and money of one training run (:func:`training_cost`)."""
+
+    flops: float  #: model FLOPs of the whole run
+    compute_days: float  #: days of running at the given MFU, on all devices
+    days: float  #: calendar days: compute days divided by the utilization
+    device_hours: float  #: device-hours paid for
+    dollars: float  #: device-hours times the price
+    dollars_per_million_tokens: float  #: dollars divided by the training tokens, per million
+
+    def summary(self) -> str:
+        """One line with the days, the dollars and the dollars per million tokens."""
+        return (f"{self.days:,.1f} days, {self.device_hours:,.0f} device-hours, "
+                f"${self.dollars:,.0f}, ${self.dollars_per_million_tokens:,.2f} per million tokens")
+
+
+def training_cost(n_params, tokens, n_devices, price_per_device_hour, *, device="H100 SXM 80GB", mfu=0.4,
+                  utilization=1.0, precision="bf16"):
+    r"""Days and dollars to train a model: the chapter's capstone calculator.
+
+    .. math:: t_\text{compute} = \frac{6 N D_\text{tok}}{K \cdot \text{MFU} \cdot P}, \quad
+              t_\text{calendar} = \frac{t_\text{compute}}{U}, \quad
+              \$ = K \, t_\text{calendar} \, \kappa
+
+    with K the number of devices, P the device's dense peak at ``precision``
+    from the hardware catalog, :math:`\kappa` the price of a device-hour and
+    U the utilization, the share of paid device-hours the run is
+    actually training (the rest goes to failures, restarts, reloading
+    checkpoints and idle gaps). The price is an input, not a fact: rental
+    prices vary by provider, contract and year.
+
+    Every numeric input is one number: call once per configuration (or see
+    Section 3.9's capstone table for a grid).
+
+    Parameters
+    ----------
+    n_params : float
+        Parameters N, > 0.
+    tokens : float
+        Training tokens :math:`D_\text{tok}`, > 0.
+    n_devices : int
+        Devices K, whole >= 1.
+    price_per_device_hour : float
+        Price :math:`\kappa` of one device-hour, > 0.
+    device : str or Accelerator, optional
+        A device of :data:`scalinglib.hardware.CATALOG` (default the H100 SXM 80GB).
+    mfu : float, optional
+        Model FLOPs utilization while running, in (0, 1] (default 0.4).
+    utilization : float, optional
+        Share U of paid time spent training, in (0, 1] (default 1).
+    precision : str, optional
+        Precision of the peak (default ``"bf16"``).
+
+    Returns
+    -------
+    TrainingCost
+
+    Raises
+    ------
+    TypeError
+        An array or list where one number is taken.
+    ValueError
+        A value out of range, or a device not in the catalog.
+
+    Examples
+    --------
+    >>> run = training_cost(70e9, 1.4e12, 1024, 2.0, mfu=0.4)
+    >>> round(run.days, 1), round(run.dollars / 1e6, 2)
+    (16.8, 0.83)
+    >>> round(training_cost(70e9, 1.4e12, 1024, 2.0, mfu=0.4, utilization=0.5).dollars / 1e6, 2)
+    1.65
+    """
+    n = single(check_positive, "n_params", n_params)
+    d = single(check_positive, "tokens", tokens)
+    k = single_whole("n_devices", n_devices)
+    price = single(check_positive, "price_per_device_hour", price_per_device_hour)
+    m = single(check_fraction, "mfu", mfu, open_low=True)
+    u = single(check_fraction, "utilization", utilization, open_low=True)
+    peak = get_accelerator(device).peak(precision)
+    flops = float(flops_per_token(n)) * d
+    compute_seconds = flops / (k * m * peak)
+    calendar_seconds = compute_seconds / u
+    device_hours = k * calendar_seconds / SECONDS_PER_HOUR
+    dollars = device_hours * price
+    return TrainingCost(flops, compute_seconds / SECONDS_PER_DAY, calendar_seconds / SECONDS_PER_DAY,
+                        device_hours, dollars, dollars / (d / 1e6))

@@ -1,0 +1,196 @@
+"""Exercises of Section 3.6: a loop against a tree, two prefix sums, the pipeline bubble, the depth of a layer stack."""
+
+from __future__ import annotations
+
+import functools
+import math
+from fractions import Fraction
+
+from ..workdepth import (
+    blelloch_scan_dag,
+    brent_bounds,
+    depth,
+    greedy_schedule,
+    hillis_steele_scan_dag,
+    layer_stack_dag,
+    matmul_depth,
+    matmul_work,
+    parallelism,
+    reduction_tree_dag,
+    sequential_sum_dag,
+    work,
+)
+from .core import Part, register
+
+N_SUM, P_SUM = 4096, 64
+N_SCAN, P_SCAN = 1024, 8
+SCAN_PROCESSORS = tuple(2**i for i in range(11))        # 1, 2, 4, ..., 1024
+PIPE_A = (6, 12)                                        # (stages, micro-batches)
+PIPE_C_STAGES, PIPE_C_BUBBLE = 8, Fraction(6, 100)
+PIPE_D = (16, 64)
+STACK_LAYERS, STACK_WIDTH = 24, 16
+MATMUL_N = 64
+
+
+@functools.cache
+def _dag(kind, *args):
+    builders = {"loop": sequential_sum_dag, "tree": reduction_tree_dag, "hs": hillis_steele_scan_dag,
+                "blelloch": blelloch_scan_dag, "stack": layer_stack_dag}
+    return builders[kind](*args)
+
+
+@functools.cache
+def _makespan(kind, args, p):
+    return greedy_schedule(_dag(kind, *args), p).makespan
+
+
+def scan_crossover():
+    """Smallest processor count in 1, 2, 4, ... at which Hillis-Steele's greedy makespan beats Blelloch's."""
+    for p in SCAN_PROCESSORS:
+        if _makespan("hs", (N_SCAN,), p) < _makespan("blelloch", (N_SCAN,), p):
+            return p
+    raise RuntimeError("no crossover in the sweep")
+
+
+def microbatches_for_bubble(stages, bubble):
+    """Smallest whole m with (p - 1)/m <= bubble, in exact arithmetic."""
+    return math.ceil(Fraction(stages - 1) / Fraction(bubble))
+
+
+def _pipeline_makespan(stages, microbatches, forward=1, backward=2):
+    return (microbatches + stages - 1) * (forward + backward)
+
+
+register(
+    Part(
+        "ex-3-6-1a",
+        lambda: [work(_dag("loop", N_SUM)), depth(_dag("loop", N_SUM))],
+        kind="numbers",
+        unit=("additions", "unit steps"),
+        whole=True,
+        hint="A loop adds one number at a time, and each addition needs the previous total.",
+    ),
+    Part(
+        "ex-3-6-1b",
+        lambda: [work(_dag("tree", N_SUM)), depth(_dag("tree", N_SUM))],
+        kind="numbers",
+        unit=("additions", "unit steps"),
+        whole=True,
+        hint="Count the additions the tree needs in all (does pairing change how many?), and the levels it has.",
+    ),
+    Part(
+        "ex-3-6-1c",
+        lambda: parallelism(_dag("tree", N_SUM)),
+        unit="ratio",
+        hint="Parallelism is W / D.",
+    ),
+    Part(
+        "ex-3-6-1d",
+        lambda: list(brent_bounds(work(_dag("tree", N_SUM)), depth(_dag("tree", N_SUM)), P_SUM)),
+        kind="numbers",
+        unit="time units",
+        hint="Lower max(W/p, D), upper W/p + D, with p = 64.",
+    ),
+    Part(
+        "ex-3-6-1e",
+        lambda: _makespan("tree", (N_SUM,), P_SUM),
+        unit="unit steps",
+        whole=True,
+        hint="Build the tree's DAG and schedule it greedily on 64 processors; the makespan is the length of the "
+        "schedule.",
+    ),
+    Part(
+        "ex-3-6-2a",
+        lambda: [work(_dag("hs", N_SCAN)), work(_dag("blelloch", N_SCAN))],
+        kind="numbers",
+        unit="additions",
+        whole=True,
+        hint="Count the additions round by round: Hillis-Steele adds at almost every position in each of its "
+        "rounds; Blelloch's sweep up and sweep down each do about n of them.",
+    ),
+    Part(
+        "ex-3-6-2b",
+        lambda: [depth(_dag("hs", N_SCAN)), depth(_dag("blelloch", N_SCAN))],
+        kind="numbers",
+        unit="unit steps",
+        whole=True,
+        hint="Hillis-Steele: one level per doubling. Blelloch: up the tree and back down.",
+    ),
+    Part(
+        "ex-3-6-2c",
+        lambda: [_makespan("hs", (N_SCAN,), P_SCAN), _makespan("blelloch", (N_SCAN,), P_SCAN)],
+        kind="numbers",
+        unit="unit steps",
+        whole=True,
+        hint="Build both DAGs with n = 1024 and run sl.greedy_schedule(dag, 8) on each.",
+    ),
+    Part(
+        "ex-3-6-2d",
+        scan_crossover,
+        unit="processors",
+        whole=True,
+        rounding="a power of two from the sweep",
+        hint="Repeat (c) for p = 1, 2, 4, ..., 1024 and find the first p where Hillis-Steele finishes first.",
+    ),
+    Part(
+        "ex-3-6-3a",
+        lambda: float(Fraction(PIPE_A[0] - 1, PIPE_A[1])),
+        unit="ratio",
+        sig=3,
+        hint="The bubble fraction, idle over compute time as in the text, is (p - 1) / m.",
+    ),
+    Part(
+        "ex-3-6-3b",
+        lambda: _pipeline_makespan(*PIPE_A),
+        unit="forward passes",
+        whole=True,
+        hint="Count the slots from the first forward pass to the last backward pass: every stage waits p - 1 "
+        "slots to start, and each slot holds one forward and one backward pass.",
+    ),
+    Part(
+        "ex-3-6-3c",
+        lambda: microbatches_for_bubble(PIPE_C_STAGES, PIPE_C_BUBBLE),
+        unit="micro-batches",
+        whole=True,
+        rounding="up",
+        hint="Solve (p - 1) / m <= 0.06 for m with p = 8, and round up.",
+    ),
+    Part(
+        "ex-3-6-3d",
+        lambda: float(Fraction(PIPE_D[0] - 1, PIPE_D[1])),
+        unit="ratio",
+        sig=3,
+        hint="The same formula, (p - 1) / m, with p = 16 and m = 64.",
+    ),
+    Part(
+        "ex-3-6-4a",
+        lambda: [work(_dag("stack", STACK_LAYERS, STACK_WIDTH)), depth(_dag("stack", STACK_LAYERS, STACK_WIDTH)),
+                 parallelism(_dag("stack", STACK_LAYERS, STACK_WIDTH))],
+        kind="numbers",
+        unit=("operations", "unit steps", "ratio"),
+        whole=(True, True, False),
+        hint="Per layer: w pieces of cost 1 and one combine of cost 1; the pieces of a layer run side by side.",
+    ),
+    Part(
+        "ex-3-6-4b",
+        lambda: parallelism(_dag("stack", 2 * STACK_LAYERS, STACK_WIDTH)),
+        unit="ratio",
+        hint="How do W and D change when the number of layers doubles?",
+    ),
+    Part(
+        "ex-3-6-4c",
+        lambda: [_makespan("stack", (STACK_LAYERS, STACK_WIDTH), p) for p in (8, 64)],
+        kind="numbers",
+        unit="unit steps",
+        whole=True,
+        hint="Per layer, count the rounds its pieces need on 8 and on 64 processors, then add the combine.",
+    ),
+    Part(
+        "ex-3-6-4d",
+        lambda: [matmul_work(MATMUL_N), matmul_depth(MATMUL_N), matmul_work(MATMUL_N) / matmul_depth(MATMUL_N)],
+        kind="numbers",
+        unit=("operations", "unit steps", "ratio"),
+        whole=(True, True, False),
+        hint="W = n^3 multiplications + n^2 (n - 1) additions; D = 1 + log2 n.",
+    ),
+)

@@ -1,0 +1,161 @@
+"""Exercises of Section 3.7: reading a roofline, how large a matrix multiply must be, batching decode,
+and what a bandwidth upgrade buys."""
+
+from __future__ import annotations
+
+import math
+
+from ..hardware import get_accelerator
+from ..roofline import (
+    attainable_flops,
+    decode_intensity,
+    decode_step_time,
+    decode_tokens_per_second,
+    elementwise_intensity,
+    gemm_intensity,
+    roofline_regime,
+)
+from .core import Part, register
+
+H100 = "H100 SXM 80GB"
+A100 = "A100 SXM 80GB"
+H200 = "H200 SXM 141GB"
+DECODE_PARAMS = 7e9
+LAYER = 8192                 #: width of the square weight matrix of exercise 3.7.2
+MEASURED_SPEEDUP = 27.0      #: tokens/s from batch 1 to batch 64 on one A100 (DatabaseMart 2024, as Bhandari 2025 reports it)
+
+
+def _roof(name, precision="bf16"):
+    acc = get_accelerator(name)
+    return acc.peak(precision), acc.memory_bandwidth
+
+
+def classify_h100():
+    """Memory- or compute-bound on the H100 in bf16: vector add, GEMM 512^3, GEMM 4096^3, 7B decode at batch 32."""
+    peak, bw = _roof(H100)
+    intensities = [
+        elementwise_intensity(1, 3, 2),
+        gemm_intensity(512, 512, 512),
+        gemm_intensity(4096, 4096, 4096),
+        decode_intensity(32, DECODE_PARAMS),
+    ]
+    return [roofline_regime(i, peak, bw).split("-")[0] for i in intensities]
+
+
+def smallest_compute_bound_square(name=H100, precision="bf16"):
+    """Smallest whole order n with a square bf16 GEMM at or above the ridge point: n / 3 >= I*."""
+    ridge = get_accelerator(name).ridge_point(precision)
+    n = math.ceil(3 * ridge)
+    while gemm_intensity(n - 1, n - 1, n - 1) >= ridge:   # guard against rounding at the boundary
+        n -= 1
+    while gemm_intensity(n, n, n) < ridge:
+        n += 1
+    return n
+
+
+def smallest_compute_bound_batch(name=A100, width=LAYER, precision="bf16"):
+    """Smallest whole m with an (m x width) @ (width x width) bf16 GEMM at or above the ridge point."""
+    ridge = get_accelerator(name).ridge_point(precision)
+    m = 1
+    while gemm_intensity(m, width, width) < ridge:
+        m += 1
+    return m
+
+
+def skinny_fraction_of_peak(m=16, name=A100, width=LAYER):
+    peak, bw = _roof(name)
+    return attainable_flops(gemm_intensity(m, width, width), peak, bw) / peak
+
+
+def kv_fraction_for(measured=MEASURED_SPEEDUP, batch=64):
+    """Cache bytes per sequence, as a fraction r of the weight bytes, that turn the roofline's
+    batch-fold speedup into the measured one: batch (1 + r) / (1 + batch r) = measured."""
+    return (batch - measured) / (measured * batch - batch)
+
+
+register(
+    Part(
+        "ex-3-7-1a",
+        lambda: get_accelerator("TPU v5e").ridge_point("bf16"),
+        unit="FLOP/byte",
+        hint="Divide the dense bf16 peak (FLOP/s) by the HBM bandwidth (bytes/s).",
+    ),
+    Part(
+        "ex-3-7-1b",
+        classify_h100,
+        kind="choices",
+        choices={"memory": ("memory bandwidth", "bandwidth"), "compute": ()},
+        hint="Compute each kernel's intensity and compare it with the H100's bf16 ridge point, about 295 FLOP/byte. "
+        "A square GEMM of order n in bf16 has I = n/3; decode of 2-byte weights has I = b.",
+    ),
+    Part(
+        "ex-3-7-1c",
+        lambda: attainable_flops(gemm_intensity(512, 512, 512), *_roof(H100)) / 1e12,
+        unit="TFLOP/s",
+        hint="Below the ridge the roof is B x I; give the answer in TFLOP/s.",
+    ),
+    Part(
+        "ex-3-7-2a",
+        smallest_compute_bound_square,
+        unit="matrix order",
+        whole=True,
+        rounding="up",
+        hint="Solve n / 3 >= P / B for the H100 in bf16 and round up.",
+    ),
+    Part(
+        "ex-3-7-2b",
+        smallest_compute_bound_batch,
+        unit="tokens in the batch",
+        whole=True,
+        rounding="up",
+        hint="With m tokens, I(m) = 2 m k n / (2 (m k + k n + m n)) for k = n = 8192; find the first whole m with "
+        "I(m) at or above the A100's bf16 ridge point.",
+    ),
+    Part(
+        "ex-3-7-2c",
+        skinny_fraction_of_peak,
+        unit="fraction",
+        hint="Attainable / peak = B I / P = I / ridge while the kernel is memory-bound. Give a fraction, not a percentage.",
+    ),
+    Part(
+        "ex-3-7-3a",
+        lambda: decode_step_time(1, DECODE_PARAMS, *_roof(A100)) * 1e3,
+        unit="ms",
+        hint="At batch 1 decoding is memory-bound: the step reads 2 bytes for each of the 7e9 weights at the HBM bandwidth.",
+    ),
+    Part(
+        "ex-3-7-3b",
+        lambda: get_accelerator(A100).ridge_point("bf16"),
+        unit="sequences",
+        hint="With 2-byte weights and no cache traffic the decode intensity equals the batch; set it equal to the ridge point.",
+    ),
+    Part(
+        "ex-3-7-3c",
+        lambda: decode_tokens_per_second(64, DECODE_PARAMS, *_roof(A100))
+        / decode_tokens_per_second(1, DECODE_PARAMS, *_roof(A100)),
+        unit="factor",
+        hint="Is batch 64 still below the ridge? Compare how long a step takes, and how many tokens it makes, at "
+        "batch 1 and at batch 64.",
+    ),
+    Part(
+        "ex-3-7-3d",
+        kv_fraction_for,
+        unit="fraction",
+        hint="A step at batch b reads N b_p (1 + b r) bytes; tokens/s is b / step time. Solve 64 (1 + r) / (1 + 64 r) = 27.",
+    ),
+    Part(
+        "ex-3-7-4a",
+        lambda: decode_tokens_per_second(1, DECODE_PARAMS, *_roof(H200))
+        / decode_tokens_per_second(1, DECODE_PARAMS, *_roof(H100)),
+        unit="factor",
+        hint="At batch 1 the step is memory-bound: the speedup is the ratio of the memory bandwidths.",
+    ),
+    Part(
+        "ex-3-7-4b",
+        lambda: decode_tokens_per_second(1024, DECODE_PARAMS, *_roof(H200))
+        / decode_tokens_per_second(1024, DECODE_PARAMS, *_roof(H100)),
+        unit="factor",
+        hint="At batch 1024 both devices are past their ridge points: which of P and B sets the step time, "
+        "and do the two devices differ in it?",
+    ),
+)

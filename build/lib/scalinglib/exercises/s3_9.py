@@ -1,0 +1,223 @@
+"""Exercises of Section 3.9: MFU, the cost of idle time, break-even and sizing, auditing published
+figures, the critical-batch bill, and the capstone calculator."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..cost import (
+    SECONDS_PER_DAY,
+    SECONDS_PER_HOUR,
+    break_even_utilization,
+    cost_per_million_tokens,
+    critical_batch_cost,
+    devices_for_demand,
+    duty_cycle_cost_factor,
+    flops_per_token,
+    mfu,
+    training_cost,
+)
+from ..hardware import get_accelerator
+from ..runs import MEGATRON_WEAK_SCALING, MFU_RUNS
+from .core import Part, register
+
+# 3.9.1: a 13B model on 256 A100s
+RUN_13B = dict(n_params=13e9, n_layers=40, n_heads=40, head_dim=128, seq_len=2048)
+RUN_GPUS, RUN_TOKENS_PER_SECOND, RUN_TOKENS = 256, 400_000.0, 260e9
+
+# 3.9.2 and 3.9.3: one inference GPU at an assumed price, and an API
+PRICE, RATE, API_PRICE = 2.50, 2000.0, 0.60
+# 3.9.3: a day with a 4-hour peak
+PEAK_DEMAND, PEAK_HOURS, BASE_DEMAND, BASE_HOURS = 90_000.0, 4, 30_000.0, 20
+SUSTAINED_TARGET = 0.8
+
+# 3.9.5: the critical-batch bill
+BILL_PARAMS, BILL_CRIT, BILL_GPUS = 13e9, 2e6, (512, 4096)
+
+# 3.9.6: the capstone
+CAP = dict(n_params=70e9, tokens=1.4e12, price=2.0, device="H100 SXM 80GB", mfu=0.4, utilization=0.9)
+CAP_DEVICES, CAP_DEADLINE_DAYS = 2048, 14
+
+
+def _run_flops_per_token():
+    return flops_per_token(**RUN_13B)
+
+
+def sizing():
+    """Exercise 3.9.3 worked out: fleet sizes, their utilizations, and the day's bill of each strategy."""
+    mean = (PEAK_DEMAND * PEAK_HOURS + BASE_DEMAND * BASE_HOURS) / (PEAK_HOURS + BASE_HOURS)
+    n_peak = devices_for_demand(PEAK_DEMAND, RATE)
+    n_sustained = devices_for_demand(mean, RATE, SUSTAINED_TARGET)
+    hours = np.array([PEAK_DEMAND] * PEAK_HOURS + [BASE_DEMAND] * BASE_HOURS)
+    capacity = n_sustained * RATE
+    served = np.minimum(hours, capacity)
+    overflow_tokens = float(np.sum(hours - served)) * SECONDS_PER_HOUR
+    day = 24.0
+    util_peak = mean / (n_peak * RATE)
+    util_sustained = float(np.mean(served)) / capacity
+    cost_peak = n_peak * day * PRICE
+    cost_sustained = n_sustained * day * PRICE + overflow_tokens / 1e6 * API_PRICE
+    cost_api = mean * day * SECONDS_PER_HOUR / 1e6 * API_PRICE
+    return {
+        "devices": [n_peak, n_sustained],
+        "utilization": [util_peak, util_sustained],
+        "daily_cost": [cost_peak, cost_sustained, cost_api],
+    }
+
+
+def gpt3_row():
+    return next(run for run in MFU_RUNS if run.name == "GPT-3")
+
+
+#: 3.9.4(c): the 145.6B row of Megatron-LM's table 1 (the text works out the first and the last)
+MEGATRON_ROW = 6
+
+
+def megatron_row_mfu():
+    return MEGATRON_WEAK_SCALING[MEGATRON_ROW].mfu(get_accelerator("A100 SXM 80GB").peak("bf16"))
+
+
+def bill():
+    """Exercise 3.9.5 worked out: cost factors at the larger cluster and speed-ups over the smaller one."""
+    small, large = BILL_GPUS
+    split = critical_batch_cost([small, large], BILL_PARAMS, BILL_CRIT)
+    grow = critical_batch_cost([small, large], BILL_PARAMS, BILL_CRIT, grow_batch=True)
+    return {
+        "cost": [float(split["cost_factor"][1]), float(grow["cost_factor"][1])],
+        "speedup": [float(split["time_factor"][0] / split["time_factor"][1]),
+                    float(grow["time_factor"][0] / grow["time_factor"][1])],
+    }
+
+
+def capstone():
+    c = CAP
+    run = training_cost(c["n_params"], c["tokens"], CAP_DEVICES, c["price"], device=c["device"], mfu=c["mfu"],
+                        utilization=c["utilization"])
+    one = training_cost(c["n_params"], c["tokens"], 1, c["price"], device=c["device"], mfu=c["mfu"],
+                        utilization=c["utilization"])
+    needed = math.ceil(one.days / CAP_DEADLINE_DAYS * (1 - 1e-12))
+    return run, needed
+
+
+register(
+    Part(
+        "ex-3-9-1a",
+        _run_flops_per_token,
+        unit="FLOPs",
+        hint="6N plus 12 L H Q T, with N = 13e9, L = 40, H = 40, Q = 128, T = 2048.",
+    ),
+    Part(
+        "ex-3-9-1b",
+        lambda: mfu(RUN_TOKENS_PER_SECOND, _run_flops_per_token(), RUN_GPUS,
+                    get_accelerator("A100 SXM 80GB").peak("bf16")),
+        unit="fraction",
+        hint="Tokens per second times FLOPs per token, divided by 256 GPUs times the A100's 312e12 FLOP/s.",
+    ),
+    Part(
+        "ex-3-9-1c",
+        lambda: RUN_TOKENS / RUN_TOKENS_PER_SECOND / SECONDS_PER_DAY,
+        unit="days",
+        hint="At a measured throughput the time is simply tokens divided by tokens per second; 86,400 s a day.",
+    ),
+    Part(
+        "ex-3-9-2a",
+        lambda: [cost_per_million_tokens(PRICE, RATE), cost_per_million_tokens(PRICE, RATE, 0.4)],
+        kind="numbers",
+        unit="$ per million tokens",
+        hint="An hour makes 3,600 x 2,000 tokens when busy; divide the hourly price by the millions of tokens "
+        "actually made.",
+    ),
+    Part(
+        "ex-3-9-2b",
+        lambda: duty_cycle_cost_factor(0.4),
+        unit="factor",
+        hint="Compare the two costs of (a): the bill for the hour is the same, only the number of tokens differs.",
+    ),
+    Part(
+        "ex-3-9-3a",
+        lambda: break_even_utilization(PRICE, RATE, API_PRICE),
+        unit="fraction",
+        hint="Set 1e6 p / (3600 r u) equal to the API's price and solve for u (a fraction).",
+    ),
+    Part(
+        "ex-3-9-3b",
+        lambda: sizing()["devices"],
+        kind="numbers",
+        unit="GPUs",
+        whole=True,
+        rounding="up",
+        hint="Peak: enough GPUs to make the peak demand. Sustained: the day's mean demand divided by what one GPU "
+        "makes at the target utilization, rounded up.",
+    ),
+    Part(
+        "ex-3-9-3c",
+        lambda: sizing()["utilization"],
+        kind="numbers",
+        unit="fraction",
+        share=True,
+        complement="the idle share",
+        hint="Tokens served over the day divided by what the fleet could have made; the sustained fleet "
+        "serves at most its capacity in the peak hours.",
+    ),
+    Part(
+        "ex-3-9-3d",
+        lambda: sizing()["daily_cost"],
+        kind="numbers",
+        unit="$",
+        hint="Fleets cost devices x 24 h x $2.50 whether busy or not; overflow and the API cost $0.60 per "
+        "million tokens.",
+    ),
+    Part(
+        "ex-3-9-4a",
+        lambda: gpt3_row().recomputed_mfu(attention=True),
+        unit="fraction",
+        hint="24.6e12 / 6N tokens/s per GPU, times 6N + 12 L H Q T, divided by 125e12.",
+    ),
+    Part(
+        "ex-3-9-4b",
+        lambda: gpt3_row().recomputed_mfu(attention=True) * 125.0 / 0.213,
+        unit="TFLOP/s",
+        hint="The MFU is inversely proportional to the peak: scale 125 by your (a) over 0.213.",
+    ),
+    Part(
+        "ex-3-9-4c",
+        megatron_row_mfu,
+        unit="fraction",
+        hint="Tokens/s per GPU is 148e12 divided by Megatron's FLOPs per token with recomputation; multiply "
+        "by PaLM's model FLOPs per token and divide by 312e12.",
+    ),
+    Part(
+        "ex-3-9-5a",
+        lambda: bill()["cost"],
+        kind="numbers",
+        unit="factor",
+        hint="Splitting the model keeps the tokens and loses efficiency; growing the batch keeps the efficiency and "
+        "needs more tokens, (1 + B_g/B_crit) times the minimum. Price each at 4,096 GPUs as in Section 3.9.8.",
+    ),
+    Part(
+        "ex-3-9-5b",
+        lambda: bill()["speedup"],
+        kind="numbers",
+        unit="factor",
+        hint="Time to target on 512 GPUs divided by time on 4,096: the ratio of time_factor values.",
+    ),
+    Part(
+        "ex-3-9-6a",
+        lambda: [capstone()[0].days, capstone()[0].dollars / 1e6],
+        kind="numbers",
+        unit=("days", "million $"),
+        hint="6N D_tok FLOPs at 40% of 989.5e12 FLOP/s per H100, over 2,048 GPUs; divide by the utilization "
+        "for calendar time; dollars in millions.",
+    ),
+    Part(
+        "ex-3-9-6b",
+        lambda: capstone()[1],
+        unit="GPUs",
+        whole=True,
+        rounding="up",
+        hint="Days scale as 1/K at a fixed MFU: find the K that brings the calendar days of (a) down to 14, "
+        "starting from the unrounded days of (a).",
+    ),
+)

@@ -1,0 +1,960 @@
+r"""Latency, throughput and the tail (Section 3.4).
+
+Four small models, each checked in the tests against a seeded simulation or a
+published number:
+
+* **Little's law** (Little 1961): in any stable system, the mean number of
+  requests inside equals their arrival rate times the mean time each one spends
+  inside, :math:`L = \lambda T_\text{sys}` (usually written :math:`L = \lambda W`;
+  the book keeps W for the work of Section 3.6).
+* **The M/M/1 queue**: requests arrive at random (a Poisson process of rate
+  :math:`\lambda` per second) at one server that takes an exponentially
+  distributed time of mean :math:`1/\mu` per request. With utilization
+  :math:`U = \lambda/\mu < 1` the response time (waiting plus service) is
+  itself exponential with rate :math:`\mu - \lambda`, so
+
+  .. math:: \bar T = \frac{1}{\mu - \lambda} = \frac{1/\mu}{1 - U}, \qquad
+            T_q = \frac{-\ln(1 - q)}{\mu - \lambda}
+
+  for the mean and the q-quantile (any queueing text). Both grow without bound
+  as :math:`U \to 1`.
+* **Fan-out**: a request that waits for n servers, each slow with probability
+  p independently, is slow with probability :math:`1 - (1 - p)^n` (Dean and
+  Barroso 2013).
+* **Stragglers**: a synchronous step over K workers lasts as long as the
+  slowest one. If each worker needs a fixed time :math:`t_0` plus an
+  exponential delay of mean :math:`\tau` (the jitter model), the expected step
+  time is :math:`t_0 + \tau H_K`, with :math:`H_K = \sum_{i=1}^K 1/i \approx \ln K + 0.5772`;
+  with r backup workers, the step ends when the fastest K of K + r are done,
+  :math:`t_0 + \tau (H_{K+r} - H_r)` (Rényi's representation of exponential
+  order statistics; backup workers as in Chen et al. 2016).
+
+Hedged and tied requests (Dean and Barroso 2013) are simulated twice, both
+times with a seeded random generator. :func:`simulate_hedged_requests` draws
+each copy's latency from the mixture of :func:`sample_server_latency`, as if
+the replicas had spare capacity (the second copies add no queueing).
+:func:`simulate_replicas` puts the copies into first-come, first-served queues
+of replicated servers, so that the load they add is felt.
+
+All times are in seconds and rates in requests per second.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ._validate import (
+    check_broadcast,
+    check_choice,
+    check_flag,
+    check_fraction,
+    check_nonnegative,
+    check_positive,
+    check_whole,
+    scalar_or_array,
+    single,
+    single_whole,
+)
+
+__all__ = [
+    "littles_law",
+    "mm1_mean_response",
+    "mm1_response_percentile",
+    "mmc_mean_response",
+    "QueueRun",
+    "simulate_mm1",
+    "fanout_slow_probability",
+    "sample_server_latency",
+    "HedgeResult",
+    "simulate_hedged_requests",
+    "ReplicaRun",
+    "simulate_replicas",
+    "harmonic_number",
+    "expected_slowest_step",
+    "simulate_slowest_step",
+]
+
+_LITTLE_NAMES = ("arrival_rate", "time_in_system", "number_in_system")
+
+
+def littles_law(*, arrival_rate=None, time_in_system=None, number_in_system=None):
+    r"""Little's law, :math:`L = \lambda T_\text{sys}`: give any two of the three, get the third.
+
+    Parameters
+    ----------
+    arrival_rate : float or array_like, optional
+        :math:`\lambda`, requests per second entering (equal to those leaving
+        in a stable system), > 0.
+    time_in_system : float or array_like, optional
+        :math:`T_\text{sys}`, mean seconds a request spends inside (waiting and
+        being served), > 0.
+    number_in_system : float or array_like, optional
+        :math:`L`, mean number of requests inside at a random instant, > 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The quantity that was not given.
+
+    Raises
+    ------
+    TypeError
+        Not exactly two of the three were given (the message names all three).
+    ValueError
+        A given value is not > 0.
+
+    References
+    ----------
+    J. D. C. Little, "A Proof for the Queuing Formula: L = lambda W",
+    Operations Research 9(3), 383-387 (1961).
+
+    Examples
+    --------
+    >>> littles_law(arrival_rate=200.0, time_in_system=0.25)     # requests in flight
+    50.0
+    >>> littles_law(number_in_system=64, time_in_system=2.0)     # requests per second
+    32.0
+    """
+    given = {"arrival_rate": arrival_rate, "time_in_system": time_in_system, "number_in_system": number_in_system}
+    present = [name for name, value in given.items() if value is not None]
+    if len(present) != 2:
+        missing = ", ".join(name for name in _LITTLE_NAMES if name not in present) or "none"
+        raise TypeError(
+            "littles_law needs exactly two of arrival_rate, time_in_system, number_in_system "
+            f"(as keywords); got {len(present)}, missing: {missing}"
+        )
+    values = {name: check_positive(name, given[name]) for name in present}
+    a, b = check_broadcast(**values)
+    if "number_in_system" not in present:
+        result = a * b
+    elif "arrival_rate" in present:   # T_sys = L / lambda
+        result = values["number_in_system"] / values["arrival_rate"]
+    else:                             # lambda = L / T_sys
+        result = values["number_in_system"] / values["time_in_system"]
+    return scalar_or_array(np.asarray(result, dtype=float), *values.values())
+
+
+def _stable_rates(arrival_rate, service_rate):
+    lam = check_nonnegative("arrival_rate", arrival_rate)
+    mu = check_positive("service_rate", service_rate)
+    lb, mb = check_broadcast(arrival_rate=lam, service_rate=mu)
+    unstable = lb >= mb
+    if unstable.any():
+        index = tuple(int(i) for i in np.argwhere(unstable)[0])
+        where = "" if lb.ndim == 0 else f" (at index {index[0] if len(index) == 1 else index})"
+        raise ValueError(
+            "arrival_rate must be < service_rate for a stable queue (utilization below 1); "
+            f"got arrival_rate {lb[unstable].flat[0]:g} >= service_rate {mb[unstable].flat[0]:g}{where}"
+        )
+    return lam, mu, lb, mb
+
+
+def mm1_mean_response(arrival_rate, service_rate):
+    r"""Mean response time (queueing plus service) of an M/M/1 queue.
+
+    .. math:: \bar T = \frac{1}{\mu - \lambda} = \frac{1/\mu}{1 - U}, \qquad U = \lambda / \mu
+
+    Parameters
+    ----------
+    arrival_rate : float or array_like
+        :math:`\lambda`, requests per second, >= 0 and below ``service_rate``.
+    service_rate : float or array_like
+        :math:`\mu`, requests per second the server completes when busy, > 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Seconds.
+
+    Raises
+    ------
+    ValueError
+        A rate out of range, or ``arrival_rate >= service_rate`` (the queue
+        grows without bound and has no steady state).
+
+    Examples
+    --------
+    >>> mm1_mean_response(0.0, 100.0)      # an idle server: just the 10 ms service time
+    0.01
+    >>> round(mm1_mean_response(90.0, 100.0), 6)   # 90% busy: ten times the service time
+    0.1
+    """
+    lam, mu, lb, mb = _stable_rates(arrival_rate, service_rate)
+    return scalar_or_array(1.0 / (mb - lb), lam, mu)
+
+
+def mmc_mean_response(arrival_rate, service_rate, servers):
+    r"""Mean response time of an M/M/c queue: ``servers`` servers sharing one first-come, first-served queue.
+
+    With offered load :math:`a = \lambda/\mu` and utilization :math:`U = a/c`,
+    a request waits with the Erlang C probability
+
+    .. math:: C = \frac{\dfrac{a^c}{c!\,(1 - U)}}{\sum_{k=0}^{c-1} \dfrac{a^k}{k!} + \dfrac{a^c}{c!\,(1 - U)}},
+              \qquad \bar T = \frac{1}{\mu} + \frac{C}{c\,\mu - \lambda}
+
+    (any queueing text). For :math:`c = 1` it is the M/M/1 queue (:math:`C =
+    U`), for :math:`c = 2`, :math:`C = 2U^2/(1 + U)`.
+
+    Parameters
+    ----------
+    arrival_rate : float or array_like
+        :math:`\lambda`, requests per second to the whole queue, >= 0 and
+        below ``servers * service_rate``.
+    service_rate : float or array_like
+        :math:`\mu`, requests per second one server completes, > 0.
+    servers : int
+        :math:`c`, whole >= 1 (one number).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Seconds.
+
+    Raises
+    ------
+    TypeError
+        An array for ``servers``.
+    ValueError
+        A value out of range, or ``arrival_rate >= servers * service_rate``
+        (no steady state).
+
+    Examples
+    --------
+    >>> round(1e3 * mmc_mean_response(160.0, 100.0, 2), 2)     # ms: two servers at U = 0.8
+    27.78
+    >>> round(1e3 * mmc_mean_response(800.0, 100.0, 10), 2)    # ten servers sharing one queue
+    12.05
+    >>> mmc_mean_response(80.0, 100.0, 1) == mm1_mean_response(80.0, 100.0)
+    True
+    """
+    c = single_whole("servers", servers)
+    lam = check_nonnegative("arrival_rate", arrival_rate)
+    mu = check_positive("service_rate", service_rate)
+    lb, mb = check_broadcast(arrival_rate=lam, service_rate=mu)
+    unstable = lb >= c * mb
+    if unstable.any():
+        raise ValueError(
+            f"arrival_rate must be < servers x service_rate ({c} x {mb[unstable].flat[0]:g}) for a stable "
+            f"queue (utilization below 1); got arrival_rate {lb[unstable].flat[0]:g}")
+    a = lb / mb
+    blocking = np.ones_like(a)          # Erlang B by its recursion, B(k) = a B(k-1) / (k + a B(k-1))
+    for k in range(1, c + 1):
+        blocking = a * blocking / (k + a * blocking)
+    wait = c * blocking / (c - a * (1 - blocking))         # Erlang C from Erlang B
+    return scalar_or_array(1.0 / mb + wait / (c * mb - lb), lam, mu)
+
+
+def mm1_response_percentile(q, arrival_rate, service_rate):
+    r"""The q-quantile of the M/M/1 response time.
+
+    The response time is exponential with rate :math:`\mu - \lambda`, so
+
+    .. math:: T_q = \frac{-\ln(1 - q)}{\mu - \lambda}.
+
+    The 99th percentile (q = 0.99) is :math:`\ln 100 \approx 4.6` times the mean.
+
+    Parameters
+    ----------
+    q : float or array_like
+        The quantile, strictly between 0 and 1 (0.99 for p99).
+    arrival_rate : float or array_like
+        :math:`\lambda`, requests per second, >= 0 and below ``service_rate``.
+    service_rate : float or array_like
+        :math:`\mu`, requests per second, > 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Seconds.
+
+    Raises
+    ------
+    ValueError
+        q outside (0, 1), a rate out of range, or an unstable queue.
+
+    Examples
+    --------
+    >>> round(mm1_response_percentile(0.5, 50.0, 100.0) * 1e3, 2)    # ms, median at 50% load
+    13.86
+    >>> round(mm1_response_percentile(0.99, 90.0, 100.0) * 1e3, 1)   # ms, p99 at 90% load
+    460.5
+    """
+    qq = check_fraction("q", q, open_low=True, open_high=True)
+    lam, mu, lb, mb = _stable_rates(arrival_rate, service_rate)
+    qb, lb, mb = check_broadcast(q=qq, arrival_rate=lb, service_rate=mb)
+    return scalar_or_array(-np.log1p(-qb) / (mb - lb), qq, lam, mu)
+
+
+class QueueRun(NamedTuple):
+    """One simulated run of a first-come, first-served queue (seconds)."""
+
+    arrivals: np.ndarray  #: arrival time of each request, increasing
+    departures: np.ndarray  #: departure time of each request (increasing too: first come, first served)
+    response: np.ndarray  #: departures - arrivals: waiting plus service
+
+
+def _rng(seed):
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be a whole number (or a numpy Generator); got {seed!r}")
+    if seed < 0:
+        raise ValueError(f"seed must be >= 0; got {seed}")
+    return np.random.default_rng(int(seed))
+
+
+def simulate_mm1(arrival_rate, service_rate, n_requests=100_000, seed=0):
+    r"""Simulate an M/M/1 queue, first come first served, with a seeded generator.
+
+    Inter-arrival times are exponential with mean :math:`1/\lambda`, service
+    times exponential with mean :math:`1/\mu`. The waiting times follow
+    Lindley's recursion :math:`w_{i+1} = \max(0,\ w_i + s_i - a_{i+1})`, computed
+    without a Python loop: with :math:`X_i` the running sum of
+    :math:`s_j - a_{j+1}`, :math:`w_i = X_i - \min_{j \le i} X_j`.
+
+    Parameters
+    ----------
+    arrival_rate, service_rate : float
+        :math:`\lambda > 0` and :math:`\mu > 0`, with :math:`\lambda < \mu`; one
+        number each (an array is refused with a TypeError). An arrival rate of
+        0 is refused here (no request would ever arrive).
+    n_requests : int, optional
+        Requests to simulate, whole >= 1 (default 100,000).
+    seed : int or numpy.random.Generator, optional
+        Seed of ``numpy.random.default_rng`` (default 0): the same seed gives
+        the same run.
+
+    Returns
+    -------
+    QueueRun
+
+    Examples
+    --------
+    >>> run = simulate_mm1(80.0, 100.0, 200_000, seed=1)
+    >>> round(float(run.response.mean()) / mm1_mean_response(80.0, 100.0), 2)   # simulation / formula
+    1.0
+    """
+    lam = single(check_positive, "arrival_rate", arrival_rate)
+    mu = single(check_positive, "service_rate", service_rate)
+    _stable_rates(lam, mu)
+    n = single_whole("n_requests", n_requests)
+    rng = _rng(seed)
+    gaps = rng.exponential(1.0 / lam, n)
+    service = rng.exponential(1.0 / mu, n)
+    arrivals = np.cumsum(gaps)
+    # X_0 = 0, X_i = sum_{j < i} (s_j - a_{j+1}); then w_i = X_i - min_{j <= i} X_j
+    x = np.concatenate(([0.0], np.cumsum(service[:-1] - gaps[1:])))
+    wait = x - np.minimum.accumulate(x)
+    response = wait + service
+    return QueueRun(arrivals, arrivals + response, response)
+
+
+def fanout_slow_probability(p_slow, n):
+    r"""Chance that a request fanned out to n servers meets at least one slow one.
+
+    .. math:: P = 1 - (1 - p)^n
+
+    for servers that are slow independently with probability p each. The user
+    waits for the slowest reply, so this is the chance the whole request is slow.
+
+    Parameters
+    ----------
+    p_slow : float or array_like
+        Probability that one server is slow, in [0, 1].
+    n : int or array_like
+        Servers the request waits for, whole >= 1.
+
+    Returns
+    -------
+    float or numpy.ndarray
+
+    References
+    ----------
+    J. Dean and L. A. Barroso, "The Tail at Scale", Communications of the ACM
+    56(2), 74-80 (2013): with 1 server in 100 slow, a request to 100 servers is
+    slow 63% of the time; with 1 in 10,000 and 2,000 servers, almost one in five.
+
+    Examples
+    --------
+    >>> round(fanout_slow_probability(0.01, 100), 3)
+    0.634
+    >>> round(fanout_slow_probability(1e-4, 2000), 3)
+    0.181
+    """
+    p = check_fraction("p_slow", p_slow)
+    k = check_whole("n", n)
+    pb, kb = check_broadcast(p_slow=p, n=k)
+    with np.errstate(divide="ignore"):
+        log_fast = np.log1p(-pb)       # -inf when p = 1
+    prob = np.where(pb >= 1.0, 1.0, -np.expm1(kb * np.where(pb >= 1.0, 0.0, log_fast)))
+    return scalar_or_array(prob, p, k)
+
+
+def sample_server_latency(n, seed=0, *, median=0.010, sigma=0.3, p_slow=0.02, slow_mean=0.3):
+    r"""Response times of a healthy server with occasional hiccups (seconds).
+
+    The model, a mixture with a slow tail:
+
+    * every request takes a **fast-path** time drawn from a log-normal
+      distribution with the given ``median`` (10 ms) and shape ``sigma`` (0.3,
+      so 95% of fast-path times lie within a factor :math:`e^{1.96 \sigma} \approx 1.8`
+      of the median);
+    * with probability ``p_slow`` (2%) a **hiccup** adds an exponentially
+      distributed delay of mean ``slow_mean`` (300 ms): a garbage-collection
+      pause, a busy disk, a queue behind a large request.
+
+    The defaults give a p50 near 10 ms, a p95 near 18 ms, a p99 near 0.2 s and a
+    p99.9 near 0.9 s: a fast median and a tail a hundred times slower, the shape
+    Dean and Barroso (2013) describe.
+
+    Parameters
+    ----------
+    n : int
+        Number of samples, whole >= 1.
+    seed : int or numpy.random.Generator, optional
+        Seed of ``numpy.random.default_rng`` (default 0).
+    median, sigma, slow_mean : float, optional
+        Seconds, seconds-free shape, seconds; each > 0.
+    p_slow : float, optional
+        Probability of a hiccup, in [0, 1].
+
+    Returns
+    -------
+    numpy.ndarray
+        ``n`` latencies in seconds.
+
+    Examples
+    --------
+    >>> x = sample_server_latency(200_000, seed=0)
+    >>> [round(float(np.quantile(x, q)) * 1e3) for q in (0.5, 0.99)]    # ms
+    [10, 224]
+    """
+    count = single_whole("n", n)
+    m = single(check_positive, "median", median)
+    s = single(check_positive, "sigma", sigma)
+    p = single(check_fraction, "p_slow", p_slow)
+    tail = single(check_positive, "slow_mean", slow_mean)
+    rng = _rng(seed)
+    fast = m * np.exp(s * rng.standard_normal(count))
+    hiccup = rng.random(count) < p
+    return fast + np.where(hiccup, rng.exponential(tail, count), 0.0)
+
+
+class HedgeResult(NamedTuple):
+    """Outcome of :func:`simulate_hedged_requests` (seconds, and a fraction)."""
+
+    baseline: np.ndarray  #: latency of each request sent once
+    hedged: np.ndarray  #: latency of the same requests with a hedge: min(primary, delay + backup)
+    delay: float  #: how long a request waits before its second copy is sent
+    extra_load: float  #: second copies sent per request (copies, not server-seconds): the share pending at ``delay``
+
+
+def simulate_hedged_requests(n_requests=200_000, hedge_quantile=0.95, seed=0, *, delay=None, **latency):
+    r"""Seeded simulation of hedged requests (Dean and Barroso 2013), on replicas with spare capacity.
+
+    Each request goes to one replica. If no answer has come back after a
+    delay :math:`\delta`, a second copy goes to another replica, and the
+    request completes with whichever answer arrives first (the other is
+    cancelled):
+
+    .. math:: T_\text{hedged} = \min(T_1,\ \delta + T_2).
+
+    Both replicas draw their latency independently from
+    :func:`sample_server_latency` (keyword arguments ``latency`` are passed to
+    it). By default the delay is the ``hedge_quantile`` (95th percentile) of a
+    separate calibration sample, as a real client would estimate it from past
+    requests, so about 5% of requests send a second copy.
+
+    Two assumptions make this the most favourable case:
+
+    * **headroom**: :math:`T_2` is drawn from the same distribution whether
+      hedging is on or off, as if the replicas had unlimited spare capacity. The
+      second copies are real work, though, and on a busy server they lengthen
+      every queue; :func:`simulate_replicas` puts them into queues.
+    * **independence**: the two copies' latencies are independent, fast path
+      included. A request that is slow because of its own size is slow on
+      both replicas.
+
+    Parameters
+    ----------
+    n_requests : int, optional
+        Requests simulated, whole >= 1 (default 200,000).
+    hedge_quantile : float, optional
+        Quantile of the latency at which to hedge, in (0, 1); ignored when
+        ``delay`` is given.
+    seed : int, optional
+        Seed of ``numpy.random.default_rng`` (default 0).
+    delay : float, optional
+        Hedge delay in seconds, >= 0, instead of the calibrated quantile.
+    **latency
+        ``median``, ``sigma``, ``p_slow``, ``slow_mean`` of the latency model.
+
+    Returns
+    -------
+    HedgeResult
+        The extra load is the fraction of requests still pending at the delay:
+        the second copies sent per request. It counts copies, not
+        server-seconds; a copy cancelled early costs less than a full request.
+
+    Raises
+    ------
+    TypeError
+        An array where one number is taken (``n_requests``,
+        ``hedge_quantile``, ``delay`` or a latency parameter).
+    ValueError
+        A value out of its range.
+
+    Examples
+    --------
+    >>> r = simulate_hedged_requests(seed=0)
+    >>> round(r.extra_load, 2)
+    0.05
+    >>> bool(np.all(r.hedged <= r.baseline))    # a hedge never makes a request slower here
+    True
+    """
+    n = single_whole("n_requests", n_requests)
+    rng = _rng(seed)
+    if delay is None:
+        q = single(check_fraction, "hedge_quantile", hedge_quantile, open_low=True, open_high=True)
+        history = sample_server_latency(n, rng, **latency)
+        d = float(np.quantile(history, q))
+    else:
+        d = single(check_nonnegative, "delay", delay)
+    primary = sample_server_latency(n, rng, **latency)
+    backup = sample_server_latency(n, rng, **latency)
+    hedged = np.minimum(primary, d + backup)
+    return HedgeResult(primary, hedged, d, float(np.mean(primary > d)))
+
+
+#: A run whose second half has a mean response this many times the first half's is taken as drifting.
+DRIFT_LIMIT = 1.5
+
+
+class ReplicaRun(NamedTuple):
+    """Outcome of :func:`simulate_replicas` (seconds, and fractions)."""
+
+    response: np.ndarray  #: response time of each request after the warm-up, in arrival order
+    policy: str  #: "none", "two_choices", "hedged" or "tied"
+    utilization: float  #: load of the requests themselves, per server: lambda x mean service time
+    delay: float  #: seconds before a second copy is sent: inf without copies, 0 for tied requests
+    copies: float  #: second copies sent per request (0 without hedging, 1 for tied requests)
+    extra_work: float  #: server-seconds spent on cancelled copies, per server-second of completed work
+    busy: float  #: measured share of time the servers were busy, cancelled work included
+    drift: float  #: mean response of the second half of ``response`` over that of the first half
+    steady: bool  #: False when the run shows no steady state (see :func:`simulate_replicas`)
+
+
+_POLICIES = ("none", "two_choices", "hedged", "tied")
+
+
+def _replica_queues(policy, arrivals, where, service, delay, n_servers):
+    """Event-driven run of ``n_servers`` first-come, first-served queues.
+
+    Request i has copies 2i (primary) and 2i + 1 (second); ``where[c]`` is the server of copy c and
+    ``service[c]`` its service time. Returns (finish times, completed server-seconds, cancelled
+    server-seconds, second copies sent).
+    """
+    import heapq
+    from collections import deque
+
+    n = len(arrivals)
+    hedge, tied, choose = policy == "hedged", policy == "tied", policy == "two_choices"
+    queue = [deque() for _ in range(n_servers)]
+    job = [-1] * n_servers            # copy in service at each server, -1 when idle
+    started = [0.0] * n_servers       # when that copy started
+    version = [0] * n_servers         # bumped when a copy in service is stopped, to void its completion
+    state = bytearray(2 * n)          # 0 not sent, 1 queued, 2 in service, 3 done, 4 cancelled
+    finish = [0.0] * n
+    heap = []
+    push, pop = heapq.heappush, heapq.heappop
+    done_work = cancelled_work = 0.0
+    copies = 0
+
+    def start_next(s, t):
+        q = queue[s]
+        while q:
+            c = q.popleft()
+            if state[c] != 1:          # cancelled while it waited: removing it costs nothing
+                continue
+            state[c] = 2
+            job[s], started[s] = c, t
+            if tied and state[c ^ 1] == 1:
+                state[c ^ 1] = 4       # tied: the twin is withdrawn as soon as this copy starts
+            push(heap, (t + service[c], 0, s, version[s]))
+            return
+        job[s] = -1
+
+    i, inf = 0, float("inf")
+    next_arrival = arrivals[0] if n else inf
+    while i < n or heap:
+        if heap and heap[0][0] <= next_arrival:
+            t, kind, x, ver = pop(heap)
+            if kind == 0:                              # a copy finishes at server x
+                if ver != version[x]:
+                    continue
+                c = job[x]
+                done_work += service[c]
+                state[c] = 3
+                finish[c >> 1] = t
+                twin = c ^ 1
+                if state[twin] == 1:
+                    state[twin] = 4
+                elif state[twin] == 2:                 # the loser is stopped mid-service
+                    s = where[twin]
+                    cancelled_work += t - started[s]
+                    state[twin] = 4
+                    version[s] += 1
+                    start_next(s, t)
+                start_next(x, t)
+            elif state[2 * x] != 3:                    # the hedge timer of request x, still pending
+                c = 2 * x + 1
+                state[c] = 1
+                copies += 1
+                s = where[c]
+                queue[s].append(c)
+                if job[s] < 0:
+                    start_next(s, t)
+        else:
+            t = next_arrival
+            c = 2 * i
+            state[c] = 1
+            if choose:                                 # one copy, to the server with fewer requests (ties: the first)
+                a, b = where[c], where[c + 1]
+                if len(queue[b]) + (job[b] >= 0) < len(queue[a]) + (job[a] >= 0):
+                    where[c] = b
+            s = where[c]
+            queue[s].append(c)
+            if tied:
+                state[c + 1] = 1
+                copies += 1
+                queue[where[c + 1]].append(c + 1)
+            if job[s] < 0:
+                start_next(s, t)
+            if tied and job[where[c + 1]] < 0:
+                start_next(where[c + 1], t)
+            if hedge:
+                push(heap, (t + delay, 1, i, 0))
+            i += 1
+            next_arrival = arrivals[i] if i < n else inf
+    return np.asarray(finish), done_work, cancelled_work, copies
+
+
+def simulate_replicas(utilization, policy="none", n_servers=10, n_requests=50_000, seed=0, *,
+                      delay=None, hedge_quantile=0.95, service_time=0.010, same_work=True, warmup=0.1):
+    r"""Seeded simulation of replicated servers with queues: random routing, the shorter of two queues, hedged or tied requests.
+
+    ``n_servers`` identical servers each serve one request at a time, first
+    come first served. Requests arrive at random (a Poisson process) at a total
+    rate :math:`\Lambda = n\,U/\bar s`, so that each server would be busy a
+    share :math:`U` (``utilization``) of the time if every request were served
+    once. Each request is given two different servers chosen at random, and
+    needs an exponentially distributed service time of mean :math:`\bar s`
+    (``service_time``). Four policies:
+
+    * ``"none"``: one copy, to the first of its two servers: random routing.
+      Each server is then an M/M/1 queue with :math:`\lambda = U/\bar s`, so
+      :math:`T_q = -\ln(1-q)\,\bar s/(1-U)`.
+    * ``"two_choices"``: one copy, to whichever of its two servers holds
+      fewer requests (waiting or in service) when it arrives, the first on a
+      tie: the "power of two choices" (Mitzenmacher 2001), load balancing
+      without copies.
+    * ``"hedged"``: if the request has not finished :math:`\delta`
+      (``delay``) seconds after it arrived, a second copy joins the queue of
+      another server chosen at random. The first copy to finish answers; the
+      other is removed from its queue (free) or stopped mid-service (its
+      server-seconds so far are the **extra work**). The second copies are
+      real load: they lengthen the queue they join. Without ``delay`` the
+      simulation first runs ``"none"`` on the same random draws and hedges at
+      its ``hedge_quantile``.
+    * ``"tied"``: both copies join two servers' queues on arrival, each
+      server told of the other; when one copy starts service the other is
+      withdrawn. Cancellation is taken as instant, so no work is wasted (Dean
+      and Barroso add a short delay to avoid two idle servers starting at
+      once). First come, first served, the copy that starts first is the one
+      at the server with less unfinished work when the request arrived: with
+      ``same_work=True`` a tied request is served exactly as if it had joined
+      the less-loaded of its two servers, measured in work (join the least
+      work of two). With two servers every request is tied to both and the
+      pair is an M/M/2 queue: :math:`\bar T = \bar s + C\,\bar s/(2(1 - U))`
+      with :math:`C = 2U^2/(1+U)`.
+
+    With ``same_work=True`` (the default) a request needs the same service
+    time on either server, its own work, so a second copy can only escape a
+    long queue, not a slow server; with ``same_work=False`` each copy draws its
+    own time (slowness that belongs to the server), and at a load near zero a
+    hedged request takes :math:`\min(S_1, \delta + S_2)`. Queues start empty;
+    the first ``warmup`` share of the requests is dropped from ``response``.
+
+    **Steady state.** Copies add load: the offered load, cancelled work
+    included, is :math:`U\,(1 + \text{extra work})`. If it reaches 1 the
+    queues grow for as long as the run lasts, and the percentiles grow with
+    the number of requests: they describe the run, not the system. A run is
+    reported ``steady=False`` when that load is >= 1, or when it drifts: the
+    mean response of the second half of ``response`` is at least
+    ``DRIFT_LIMIT`` (1.5) times that of the first half. The drift test is a
+    heuristic: near saturation a stable run can wander (at :math:`U = 0.95`,
+    50,000 requests, one copy, the ratio stayed between 0.66 and 1.42 over
+    20 seeds), and a barely unstable one drifts slowly.
+
+    Parameters
+    ----------
+    utilization : float
+        :math:`U`, in (0, 1): the load of the requests themselves. Hedging adds
+        to it; if the total passes 1 the queues grow for the whole run (no
+        steady state, ``steady=False``).
+    policy : {"none", "two_choices", "hedged", "tied"}, optional
+    n_servers : int, optional
+        Servers, whole >= 2 (default 10).
+    n_requests : int, optional
+        Requests simulated, whole >= 1 (default 50,000; about 0.1 s).
+    seed : int or numpy.random.Generator, optional
+        Seed of ``numpy.random.default_rng`` (default 0). Every policy uses the
+        same arrivals, servers and service times for the same seed.
+    delay : float, optional
+        :math:`\delta`, seconds >= 0, for ``"hedged"`` only.
+    hedge_quantile : float, optional
+        In (0, 1) (default 0.95): where to hedge when ``delay`` is not given.
+    service_time : float, optional
+        :math:`\bar s`, mean service time in seconds, > 0 (default 0.010).
+    same_work : bool, optional
+        Whether both copies of a request need the same service time (default True).
+    warmup : float, optional
+        Share of the first requests left out of ``response``, in [0, 1) (default 0.1).
+
+    Returns
+    -------
+    ReplicaRun
+        ``response`` (seconds), the ``delay`` used (inf for ``"none"``, 0 for
+        ``"tied"``), ``copies`` (second copies sent per request),
+        ``extra_work`` (server-seconds of cancelled copies over those of
+        completed ones; 0 except when hedging), ``busy`` (measured share of
+        time the servers worked), ``drift`` (second half's mean response over
+        the first half's) and ``steady``.
+
+    Raises
+    ------
+    TypeError
+        An array where one number is taken, or ``same_work`` not True or False.
+    ValueError
+        A value out of its range, an unknown policy, or ``delay`` with a policy
+        other than ``"hedged"``.
+
+    References
+    ----------
+    J. Dean and L. A. Barroso, "The Tail at Scale", Communications of the ACM
+    56(2), 74-80 (2013), for hedged and tied requests.
+    M. Mitzenmacher, "The Power of Two Choices in Randomized Load Balancing",
+    IEEE Transactions on Parallel and Distributed Systems 12(10), 1094-1104
+    (2001), for the shorter of two queues.
+
+    Examples
+    --------
+    >>> none = simulate_replicas(0.8, "none", seed=2)
+    >>> round(1e3 * float(np.mean(none.response)))      # ms; M/M/1: 10 ms / (1 - 0.8) = 50 ms
+    51
+    >>> tied = simulate_replicas(0.8, "tied", n_servers=2, seed=2)
+    >>> round(1e3 * float(np.mean(tied.response)))      # ms; M/M/2: 10 + 0.711 x 10 / 0.4 = 27.8 ms
+    28
+    >>> hedged = simulate_replicas(0.8, "hedged", seed=2)     # hedged at the p95 of "none"
+    >>> round(hedged.copies, 3), round(hedged.extra_work, 3), hedged.steady
+    (0.033, 0.009, True)
+    >>> storm = simulate_replicas(0.9, "hedged", seed=2, delay=0.02)    # copies for most requests
+    >>> round(0.9 * (1 + storm.extra_work), 2), storm.steady            # offered load > 1: no steady state
+    (1.07, False)
+    """
+    u = single(check_fraction, "utilization", utilization, open_low=True, open_high=True)
+    kind = check_choice("policy", policy, _POLICIES)
+    servers = single_whole("n_servers", n_servers, minimum=2)
+    n = single_whole("n_requests", n_requests)
+    mean = single(check_positive, "service_time", service_time)
+    same = check_flag("same_work", same_work)
+    drop = single(check_fraction, "warmup", warmup, open_high=True)
+    if delay is not None:
+        if kind != "hedged":
+            raise ValueError(f"delay applies only to policy 'hedged'; got policy {kind!r}")
+        d = single(check_nonnegative, "delay", delay)
+    elif kind == "hedged":
+        q = single(check_fraction, "hedge_quantile", hedge_quantile, open_low=True, open_high=True)
+    rng = _rng(seed)
+    arrivals = np.cumsum(rng.exponential(mean / (servers * u), n))
+    primary = rng.integers(0, servers, n)
+    second = (primary + rng.integers(1, servers, n)) % servers      # another server, uniformly
+    work = rng.exponential(mean, (n, 2))
+    if same:
+        work[:, 1] = work[:, 0]
+    where = np.column_stack((primary, second)).ravel().tolist()
+    service = work.ravel().tolist()
+    times = arrivals.tolist()
+    first = int(drop * n)
+    if kind == "hedged" and delay is None:
+        finish = _replica_queues("none", times, where, service, 0.0, servers)[0]
+        d = float(np.quantile(finish[first:] - arrivals[first:], q))
+    elif kind != "hedged":
+        d = 0.0 if kind == "tied" else float("inf")
+    finish, done, cancelled, copies = _replica_queues(kind, times, where, service, d, servers)
+    busy = (done + cancelled) / (servers * (finish.max() - arrivals[0]))
+    response = finish[first:] - arrivals[first:]
+    half = len(response) // 2
+    drift = float(response[half:].mean() / response[:half].mean()) if half else 1.0
+    extra = cancelled / done
+    steady = bool(u * (1 + extra) < 1 and drift < DRIFT_LIMIT)
+    return ReplicaRun(response, kind, u, d, copies / n, extra, busy, drift, steady)
+
+
+#: The largest n :func:`harmonic_number` tabulates (a table of 80 MB).
+_HARMONIC_MAX = 10_000_000
+
+
+def harmonic_number(n):
+    r"""The harmonic number :math:`H_n = \sum_{i=1}^{n} 1/i` (:math:`H_0 = 0`).
+
+    :math:`H_n \approx \ln n + 0.5772`: it grows by about 0.69 each time n doubles.
+
+    Parameters
+    ----------
+    n : int or array_like
+        Whole number >= 0 (up to 10,000,000).
+
+    Returns
+    -------
+    float or numpy.ndarray
+
+    Examples
+    --------
+    >>> harmonic_number(4)       # 1 + 1/2 + 1/3 + 1/4
+    2.083333333333333
+    >>> harmonic_number([0, 1, 2])
+    array([0. , 1. , 1.5])
+    """
+    k = check_whole("n", n, minimum=0)
+    if k.size and k.max() > _HARMONIC_MAX:
+        raise ValueError(f"n must be a whole number from 0 to {_HARMONIC_MAX:,}; got {k.max():,.0f}")
+    top = int(k.max()) if k.size else 0
+    table = np.concatenate(([0.0], np.cumsum(1.0 / np.arange(1, top + 1))))
+    return scalar_or_array(table[k.astype(int)], k)
+
+
+def expected_slowest_step(k, base_time, jitter, backups=0):
+    r"""Expected time of a synchronous step over k workers, each with exponential jitter.
+
+    Each worker needs ``base_time`` plus an exponentially distributed delay of
+    mean ``jitter`` (independent between workers and steps). The step waits for
+    the slowest worker, or, with r backup workers, for the fastest k of k + r:
+
+    .. math:: \mathbb{E}[T_\text{step}] = t_0 + \tau\,(H_{k+r} - H_r),
+
+    with :math:`H` the harmonic numbers; without backups, :math:`t_0 + \tau H_k
+    \approx t_0 + \tau(\ln k + 0.5772)`.
+
+    Parameters
+    ----------
+    k : int or array_like
+        Workers whose results the step needs, whole >= 1.
+    base_time : float or array_like
+        :math:`t_0`, seconds of work without jitter, >= 0.
+    jitter : float or array_like
+        :math:`\tau`, mean of the exponential delay, seconds, >= 0.
+    backups : int or array_like, optional
+        r, extra workers whose results are not needed (the slowest r are
+        dropped), whole >= 0 (default 0). ``k + backups`` may be at most
+        10,000,000 (the range of :func:`harmonic_number`).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Seconds.
+
+    Raises
+    ------
+    ValueError
+        A value out of range, or ``k + backups`` above 10,000,000.
+
+    References
+    ----------
+    J. Chen, X. Pan, R. Monga, S. Bengio, R. Jozefowicz, "Revisiting
+    Distributed Synchronous SGD", arXiv:1604.00981 (2016), for backup workers.
+
+    Examples
+    --------
+    >>> expected_slowest_step(1, 1.0, 0.05)              # one worker: t0 + tau
+    1.05
+    >>> round(expected_slowest_step(1024, 1.0, 0.05), 4)
+    1.3754
+    >>> round(expected_slowest_step(1024, 1.0, 0.05, backups=16), 4)
+    1.2072
+    """
+    kk = check_whole("k", k)
+    t0 = check_nonnegative("base_time", base_time)
+    tau = check_nonnegative("jitter", jitter)
+    b = check_whole("backups", backups, minimum=0)
+    kb, t0b, taub, bb = check_broadcast(k=kk, base_time=t0, jitter=tau, backups=b)
+    total = kb + bb
+    if total.size and total.max() > _HARMONIC_MAX:
+        at = np.unravel_index(int(np.argmax(total)), total.shape)
+        raise ValueError(f"k + backups must be at most {_HARMONIC_MAX:,} workers in all; got k {kb[at]:,.0f} "
+                         f"+ backups {bb[at]:,.0f} = {total[at]:,.0f}")
+    spread = np.asarray(harmonic_number(kb + bb)) - np.asarray(harmonic_number(bb))
+    return scalar_or_array(t0b + taub * spread, kk, t0, tau, b)
+
+
+_JITTER_MODELS = ("exponential", "gaussian")
+
+
+def simulate_slowest_step(k, base_time, jitter, n_steps=10_000, seed=0, *, model="exponential", backups=0):
+    r"""Seeded Monte-Carlo of synchronous step times over k workers.
+
+    Each worker's time is ``base_time`` plus a random delay: exponential with
+    mean ``jitter`` (``model="exponential"``, the model of
+    :func:`expected_slowest_step`), or normal with standard deviation
+    ``jitter`` (``model="gaussian"``; a worker can then be faster than
+    ``base_time``). A step lasts until k of the k + ``backups`` workers are done.
+    Every argument is one number (an array is refused with a TypeError).
+
+    Parameters
+    ----------
+    k : int
+        Workers needed, whole >= 1.
+    base_time, jitter : float
+        Seconds, each >= 0.
+    n_steps : int, optional
+        Steps simulated, whole >= 1 (default 10,000).
+    seed : int, optional
+        Seed of ``numpy.random.default_rng`` (default 0).
+    model : str, optional
+        ``"exponential"`` (default) or ``"gaussian"``.
+    backups : int, optional
+        Extra workers whose results are not waited for, whole >= 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``n_steps`` step times in seconds.
+
+    Examples
+    --------
+    >>> steps = simulate_slowest_step(64, 1.0, 0.05, n_steps=20_000, seed=3)
+    >>> round(float(steps.mean()), 2), round(expected_slowest_step(64, 1.0, 0.05), 2)
+    (1.24, 1.24)
+    """
+    kk = single_whole("k", k)
+    t0 = single(check_nonnegative, "base_time", base_time)
+    tau = single(check_nonnegative, "jitter", jitter)
+    steps = single_whole("n_steps", n_steps)
+    b = single_whole("backups", backups, minimum=0)
+    kind = check_choice("model", model, _JITTER_MODELS)
+    rng = _rng(seed)
+    width = kk + b
+    rows = max(1, 2_000_000 // width)   # draw in chunks of about two million numbers
+    out = np.empty(steps)
+    for start in range(0, steps, rows):
+        m = min(rows, steps - start)
+        if kind == "exponential":
+            delays = rng.exponential(tau, (m, width)) if tau > 0 else np.zeros((m, width))
+        else:
+            delays = tau * rng.standard_normal((m, width))
+        # the step ends when the k-th fastest worker finishes
+        kth = np.partition(delays, kk - 1, axis=1)[:, kk - 1] if b else delays.max(axis=1)
+        out[start:start + m] = t0 + kth
+    return out

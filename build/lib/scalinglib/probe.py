@@ -1,0 +1,787 @@
+r"""Measure the reader's own machine, and fit the models of Sections 3.7 and 3.8 to the timings.
+
+Three measurements, each a few tenths of a second:
+
+* **Memory bandwidth**: :func:`bandwidth_samples` times ``c = a + b`` with
+  numpy, repeatedly, on arrays far larger than the caches (a kernel like the
+  *add* of McCalpin's STREAM benchmark), counting 3 x 8 bytes per element;
+  :func:`rate_spread` reads the best, median and slowest rate off the repeats.
+  :func:`bandwidth_timings` keeps the best time at each of several sizes.
+* **Compute rate**: :func:`matmul_timings` times square float64 matrix
+  multiplies (``2 n**3`` FLOPs each) in numpy's BLAS.
+* **Messages between processes**: :func:`pingpong_timings` bounces messages
+  of growing size between this process and a child process over a pair of
+  operating-system pipes and halves the round trip.
+
+Every timing is the best of several repeats: on a shared machine, noise only
+ever makes a run slower, so the minimum is the least disturbed estimate. The
+spread over the repeats says how disturbed the machine was.
+
+The fits are plain functions, tested on synthetic data:
+
+* :func:`fit_rate` fits ``t = t0 + amount / rate`` (bandwidth from bytes,
+  FLOP/s from FLOPs);
+* :func:`fit_alpha_beta` fits ``t = alpha + n beta`` to message times;
+* :func:`best_rate` reads the highest rate off a set of timings (a roofline's
+  ceilings are the best the machine was seen to do), and :func:`rate_spread`
+  the best, median and slowest.
+
+A fit resolves the overhead ``t0`` only if the sizes span a range wide enough
+that ``t0`` is a sizeable part of the smallest time. For memory bandwidth that
+range is not available: arrays small enough for the call's fixed cost to
+matter fit in the caches and measure a different bandwidth. Section 3.7 therefore
+reads its bandwidth as the best rate over repeats at one large size.
+
+The two fits minimise *relative* residuals, so the small sizes, whose times are
+microseconds, count as much as the large ones; without that, a least-squares
+line through times spanning four decades is decided by its largest points and
+its intercept is noise.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from contextlib import contextmanager
+from typing import NamedTuple
+
+import numpy as np
+
+from ._validate import as_float_array, check_positive, check_whole, single, single_whole
+
+__all__ = [
+    "Timings",
+    "RateFit",
+    "AlphaBeta",
+    "KernelRun",
+    "fit_rate",
+    "fit_alpha_beta",
+    "best_rate",
+    "RateSpread",
+    "rate_spread",
+    "best_time",
+    "cpu_count",
+    "bandwidth_timings",
+    "bandwidth_samples",
+    "matmul_timings",
+    "kernel_runs",
+    "pingpong_timings",
+    "reduction_time_per_byte",
+    "pair_allreduce_timings",
+]
+
+
+class Timings(NamedTuple):
+    """Best time per call for each size measured."""
+
+    amount: np.ndarray  #: bytes (or FLOPs) handled by one call, per size
+    seconds: np.ndarray  #: best seconds per call, per size
+
+
+class RateFit(NamedTuple):
+    """``t = overhead + amount / rate``."""
+
+    overhead: float  #: seconds per call that do not depend on the amount
+    rate: float  #: amount per second (bytes/s or FLOP/s)
+
+
+class RateSpread(NamedTuple):
+    """Rates of repeated timings of one measurement: the best, the median and the slowest."""
+
+    best: float  #: highest rate (amount per second): the least disturbed repeat
+    median: float  #: median rate over the repeats
+    worst: float  #: lowest rate
+    repeats: int  #: number of timings
+
+    @property
+    def spread(self) -> float:
+        """How far the slowest repeat fell below the best, as a fraction of the best: ``1 - worst / best``."""
+        return 1.0 - self.worst / self.best
+
+
+class AlphaBeta(NamedTuple):
+    """``t = alpha + n beta`` for one message of n bytes."""
+
+    alpha: float  #: seconds per message
+    beta: float  #: seconds per byte
+
+    @property
+    def bandwidth(self) -> float:
+        """Bytes per second for large messages, ``1 / beta``."""
+        return 1.0 / self.beta
+
+    @property
+    def half_size(self) -> float:
+        """Message size in bytes at which latency and transfer take equally long, ``alpha / beta``."""
+        return self.alpha / self.beta
+
+
+class KernelRun(NamedTuple):
+    """One kernel timed on this machine, ready to place on its roofline."""
+
+    name: str
+    flops: float  #: operations per call
+    nbytes: float  #: compulsory bytes to and from memory per call
+    seconds: float  #: best seconds per call
+
+    @property
+    def intensity(self) -> float:
+        """FLOP per byte."""
+        return self.flops / self.nbytes
+
+    @property
+    def rate(self) -> float:
+        """Measured FLOP/s."""
+        return self.flops / self.seconds
+
+
+# --- fitting ------------------------------------------------------------------------------------
+
+
+def _series(name_x: str, x, name_t: str, t) -> tuple[np.ndarray, np.ndarray]:
+    xs = as_float_array(name_x, x)
+    ts = as_float_array(name_t, t)
+    if xs.ndim != 1 or ts.ndim != 1:
+        raise ValueError(f"{name_x} and {name_t} must be one-dimensional lists of measurements")
+    if xs.shape != ts.shape:
+        raise ValueError(f"{name_x} and {name_t} must have the same length; got {xs.size} and {ts.size}")
+    if np.any(xs < 0):
+        raise ValueError(f"{name_x} must be >= 0; got {xs[xs < 0][0]:g}")
+    if np.any(ts <= 0):
+        raise ValueError(f"{name_t} must be > 0; got {ts[ts <= 0][0]:g}")
+    if np.unique(xs).size < 2:
+        raise ValueError(f"{name_x} must hold at least two different sizes to fit a line")
+    return xs, ts
+
+
+def _timings(amount, seconds) -> tuple[np.ndarray, np.ndarray]:
+    """Amounts and seconds per call, paired (one amount may serve every timing), refused if empty,
+    of unequal length, with a negative amount or a time <= 0."""
+    t = as_float_array("seconds", seconds).ravel()
+    x = as_float_array("amount", amount)
+    x = np.full(t.shape, float(x)) if x.ndim == 0 else x.ravel()
+    if x.shape != t.shape or x.size == 0:
+        raise ValueError(f"amount and seconds must be non-empty and of the same length; got {x.size} and {t.size}")
+    if np.any(x < 0):
+        raise ValueError(f"amount must be >= 0; got {x[x < 0][0]:g}")
+    if np.any(t <= 0):
+        raise ValueError(f"seconds must be > 0; got {t[t <= 0][0]:g}")
+    return x, t
+
+
+def _fit_line(x: np.ndarray, t: np.ndarray) -> tuple[float, float]:
+    """Intercept >= 0 and slope of t = a + b x, minimising the squared relative residuals."""
+    design = np.column_stack([1.0 / t, x / t])          # (a + b x) / t should be 1
+    (a, b), *_ = np.linalg.lstsq(design, np.ones_like(t), rcond=None)
+    if a < 0:                                          # a negative overhead is noise: refit through 0
+        r = x / t
+        a, b = 0.0, float(np.sum(r) / np.sum(r * r))
+    return float(a), float(b)
+
+
+def _growing_line(x, t, name, what):
+    """The fitted line ``t = a + b x``, refusing a slope that is zero, negative or mere rounding: the
+    fitted time of the largest amount, ``b max(x)``, must be at least a millionth of its measured time."""
+    a, b = _fit_line(x, t)
+    largest = int(np.argmax(x))
+    if b <= 0 or b * x[largest] <= 1e-6 * t[largest]:
+        raise ValueError(f"seconds must grow with {name} to give {what}; these timings do not")
+    return a, b
+
+
+def fit_rate(amount, seconds):
+    r"""Fit ``t = t0 + amount / rate`` to timings and return the overhead and the rate.
+
+    The fit minimises the squared relative residuals :math:`\sum_i ((t_0 +
+    x_i / r - t_i) / t_i)^2`; a negative overhead (noise) is set to zero and
+    the rate refitted.
+
+    Parameters
+    ----------
+    amount : array_like
+        Bytes (or FLOPs) per call, >= 0, at least two different values.
+    seconds : array_like
+        Measured seconds per call, > 0, same length.
+
+    Returns
+    -------
+    RateFit
+        ``overhead`` in seconds and ``rate`` in amount per second.
+
+    Raises
+    ------
+    ValueError
+        Mismatched lengths, fewer than two sizes, non-positive times, or
+        times that do not grow with the amount (beyond rounding: the fitted
+        time of the largest amount must be at least a millionth of its
+        measured time).
+
+    Notes
+    -----
+    The overhead is only as good as the span of the sizes. Over sizes that
+    differ by a factor of two, a few per cent of noise in the times moves the
+    fitted ``t0`` by more than the true overhead, and the rate with it (the
+    tests show it on synthetic timings); :func:`rate_spread` over repeats at
+    one large size is then the better estimate of a rate.
+
+    Examples
+    --------
+    >>> fit = fit_rate([1e8, 2e8, 4e8], [0.011, 0.021, 0.041])
+    >>> round(fit.rate / 1e9, 6), round(fit.overhead * 1e3, 6)
+    (10.0, 1.0)
+    """
+    x, t = _series("amount", amount, "seconds", seconds)
+    a, b = _growing_line(x, t, "amount", "a rate")
+    return RateFit(a, 1.0 / b)
+
+
+def fit_alpha_beta(nbytes, seconds):
+    r"""Fit the alpha-beta model ``t = alpha + n beta`` to one-way message times.
+
+    Same fit as :func:`fit_rate` (relative residuals, ``alpha >= 0``).
+
+    Parameters
+    ----------
+    nbytes : array_like
+        Message sizes in bytes, >= 0, at least two different values.
+    seconds : array_like
+        One-way time per message, > 0, same length.
+
+    Returns
+    -------
+    AlphaBeta
+        ``alpha`` (s), ``beta`` (s/B), and the properties ``bandwidth``
+        (``1/beta``) and ``half_size`` (``alpha/beta``).
+
+    Raises
+    ------
+    ValueError
+        As for :func:`fit_rate`; and when the fitted transfer time of the
+        largest message, ``beta * max(nbytes)``, is below a millionth of its
+        measured time: the times do not grow with the size beyond rounding,
+        and ``beta`` would be noise.
+
+    Examples
+    --------
+    >>> n = np.array([8, 1024, 65536, 1048576])
+    >>> fit = fit_alpha_beta(n, 10e-6 + n / 2e9)
+    >>> round(fit.alpha * 1e6, 6), round(fit.bandwidth / 1e9, 6)
+    (10.0, 2.0)
+    >>> fit_alpha_beta([8, 16], [1e-6, 1e-6])
+    Traceback (most recent call last):
+        ...
+    ValueError: seconds must grow with nbytes to give a bandwidth; these timings do not
+    """
+    x, t = _series("nbytes", nbytes, "seconds", seconds)
+    a, b = _growing_line(x, t, "nbytes", "a bandwidth")
+    return AlphaBeta(a, b)
+
+
+def best_rate(amount, seconds) -> float:
+    """The highest rate among the timings, ``max(amount / seconds)``: the measured peak.
+
+    A roofline's ceilings are the best a machine was seen to do, so the peak
+    FLOP/s of :func:`matmul_timings` is read this way rather than fitted:
+    small multiplies run below peak for reasons other than a fixed overhead.
+
+    Parameters
+    ----------
+    amount : array_like
+        FLOPs (or bytes) per call, >= 0.
+    seconds : array_like
+        Seconds per call, > 0, same length.
+
+    Returns
+    -------
+    float
+        Amount per second.
+
+    Examples
+    --------
+    >>> best_rate([2e9, 16e9], [0.1, 0.4])
+    40000000000.0
+    """
+    x, t = _timings(amount, seconds)
+    return float(np.max(x / t))
+
+
+def rate_spread(amount, seconds) -> RateSpread:
+    """The best, median and slowest of the rates ``amount / seconds`` of repeated timings.
+
+    On a shared machine other programs can only slow a run down, so the best
+    rate is the least disturbed estimate of what the machine can do; the
+    median and the slowest say how much the disturbance mattered.
+
+    Parameters
+    ----------
+    amount : float or array_like
+        Bytes (or FLOPs) per call, >= 0: one number for every timing, or one each.
+    seconds : array_like
+        Seconds of each timed call, > 0.
+
+    Returns
+    -------
+    RateSpread
+        ``best``, ``median`` and ``worst`` in amount per second, the number of
+        ``repeats``, and the property ``spread`` (``1 - worst / best``).
+
+    Raises
+    ------
+    ValueError
+        No timings, lengths that do not match, a negative amount or a time <= 0.
+
+    Examples
+    --------
+    >>> r = rate_spread(2e8, [0.010, 0.008, 0.020])       # 200 MB three times
+    >>> r.best / 1e9, r.median / 1e9, r.worst / 1e9, r.spread
+    (25.0, 20.0, 10.0, 0.6)
+    """
+    x, t = _timings(amount, seconds)
+    rates = x / t
+    return RateSpread(float(np.max(rates)), float(np.median(rates)), float(np.min(rates)), int(rates.size))
+
+
+# --- timing helpers -----------------------------------------------------------------------------
+
+
+def best_time(func: Callable[[], object], repeats: int = 5, number: int = 1) -> float:
+    """Best (smallest) mean time of ``number`` calls of ``func``, over ``repeats`` batches.
+
+    Parameters
+    ----------
+    func : callable
+        Called with no arguments.
+    repeats : int, optional
+        Batches, whole >= 1 (default 5).
+    number : int, optional
+        Calls per batch, whole >= 1 (default 1).
+
+    Returns
+    -------
+    float
+        Seconds per call.
+
+    Examples
+    --------
+    >>> best_time(lambda: sum(range(100)), repeats=3, number=10) > 0
+    True
+    """
+    if not callable(func):
+        raise TypeError(f"func must be callable; got {type(func).__name__}")
+    r = int(check_whole("repeats", repeats))
+    k = int(check_whole("number", number))
+    best = float("inf")
+    for _ in range(r):
+        start = time.perf_counter()
+        for _ in range(k):
+            func()
+        best = min(best, (time.perf_counter() - start) / k)
+    return best
+
+
+def cpu_count() -> tuple[int, int]:
+    """(logical CPUs of the machine, CPUs this process may run on).
+
+    Examples
+    --------
+    >>> total, usable = cpu_count()
+    >>> 1 <= usable <= total
+    True
+    """
+    total = os.cpu_count() or 1
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        usable = total
+    return total, min(usable, total)
+
+
+def _sizes(name: str, values, minimum: int = 1) -> list[int]:
+    arr = check_whole(name, values, minimum)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty list of sizes")
+    return [int(v) for v in arr]
+
+
+# --- Section 3.7: bandwidth, FLOP/s and kernels ---------------------------------------------------
+
+
+def bandwidth_timings(elements=(2**22, 3 * 2**21, 2**23), repeats=5) -> Timings:
+    """Time ``c = a + b`` on float64 arrays of each length; the amount is the bytes moved.
+
+    Each element reads two numbers and writes one: 24 bytes. The arrays are
+    written once before timing so that the operating system has mapped every
+    page. Use lengths whose three arrays are far larger than the last-level
+    cache (the default's arrays hold 32 to 64 MiB each).
+
+    Parameters
+    ----------
+    elements : sequence of int, optional
+        Array lengths, whole >= 1.
+    repeats : int, optional
+        Timed runs per length; the best is kept.
+
+    Returns
+    -------
+    Timings
+        ``amount`` in bytes per call, ``seconds`` per call.
+
+    Examples
+    --------
+    >>> t = bandwidth_timings(elements=[1000, 2000], repeats=2)
+    >>> t.amount.tolist()
+    [24000.0, 48000.0]
+    """
+    sizes = _sizes("elements", elements)
+    seconds = []
+    for n in sizes:
+        a = np.full(n, 1.0)
+        b = np.full(n, 2.0)
+        c = np.empty(n)
+        np.add(a, b, out=c)
+        seconds.append(best_time(lambda a=a, b=b, c=c: np.add(a, b, out=c), repeats))
+        del a, b, c
+    return Timings(24.0 * np.array(sizes, dtype=float), np.array(seconds))
+
+
+def bandwidth_samples(elements=2**23, repeats=9, number=1) -> Timings:
+    """Time ``c = a + b`` on float64 arrays of one length, ``repeats`` times, and keep every timing.
+
+    The amount is the bytes the add is charged, 24 per element (two numbers
+    read, one written), as STREAM counts them. The arrays are written once
+    before timing so that the operating system has mapped every page. Pass the
+    result to :func:`rate_spread` for the best, median and slowest bandwidth.
+    The default (three arrays of 64 MiB, nine timings) takes a few tenths of a
+    second.
+
+    Parameters
+    ----------
+    elements : int, optional
+        Array length, whole >= 1 (default 2**23).
+    repeats : int, optional
+        Timings, whole >= 1 (default 9).
+    number : int, optional
+        Calls per timing, whole >= 1 (default 1); each timing is their mean.
+
+    Returns
+    -------
+    Timings
+        ``amount`` in bytes per call (the same for every timing) and
+        ``seconds`` per call, one entry per timing, in the order taken.
+
+    Examples
+    --------
+    >>> t = bandwidth_samples(elements=1000, repeats=3)
+    >>> t.amount.tolist(), t.seconds.shape
+    ([24000.0, 24000.0, 24000.0], (3,))
+    """
+    n = single_whole("elements", elements)
+    r = single_whole("repeats", repeats)
+    k = single_whole("number", number)
+    a, b, c = np.full(n, 1.0), np.full(n, 2.0), np.empty(n)
+    np.add(a, b, out=c)
+    seconds = []
+    for _ in range(r):
+        start = time.perf_counter()
+        for _ in range(k):
+            np.add(a, b, out=c)
+        seconds.append((time.perf_counter() - start) / k)
+    return Timings(np.full(r, 24.0 * n), np.array(seconds))
+
+
+def matmul_timings(sizes=(512, 768, 1024), repeats=5, seed=0) -> Timings:
+    """Time square float64 matrix multiplies ``C = A @ B``; the amount is ``2 n**3`` FLOPs.
+
+    Parameters
+    ----------
+    sizes : sequence of int, optional
+        Matrix orders n, whole >= 1.
+    repeats : int, optional
+        Timed runs per size; the best is kept.
+    seed : int, optional
+        Seed of the random matrices.
+
+    Returns
+    -------
+    Timings
+        ``amount`` in FLOPs per call, ``seconds`` per call.
+
+    Examples
+    --------
+    >>> t = matmul_timings(sizes=[8, 16], repeats=2)
+    >>> t.amount.tolist()
+    [1024.0, 8192.0]
+    """
+    orders = _sizes("sizes", sizes)
+    rng = np.random.default_rng(seed)
+    seconds = []
+    for n in orders:
+        a, b = rng.random((n, n)), rng.random((n, n))
+        c = np.empty((n, n))
+        np.matmul(a, b, out=c)
+        seconds.append(best_time(lambda a=a, b=b, c=c: np.matmul(a, b, out=c), repeats))
+    return Timings(2.0 * np.array(orders, dtype=float) ** 3, np.array(seconds))
+
+
+def _number_for(flops: float, guess_rate: float = 2e10, target: float = 2e-3) -> int:
+    """Calls per timed batch so that a batch lasts about ``target`` seconds at ``guess_rate``."""
+    return int(min(10_000, max(1, target * guess_rate / max(flops, 1.0))))
+
+
+def _time_vector_add(n, repeats, rng):
+    x, y, out = rng.random(n), rng.random(n), np.empty(n)
+    np.add(x, y, out=out)
+    return KernelRun("vector add", float(n), 24.0 * n, best_time(lambda: np.add(x, y, out=out), repeats))
+
+
+def _time_axpy(n, repeats, rng):
+    x, y, out = rng.random(n), rng.random(n), np.empty(n)
+
+    def axpy():
+        np.multiply(x, 3.0, out=out)     # pass 1: read x, write the temporary
+        np.add(out, y, out=out)          # pass 2: read the temporary and y, write the result
+
+    axpy()
+    return KernelRun("a*x + y (two passes)", 2.0 * n, 40.0 * n, best_time(axpy, repeats))
+
+
+def _time_matvec(m, repeats, rng):
+    mat, vec, res = rng.random((m, m)), rng.random(m), np.empty(m)
+    np.matmul(mat, vec, out=res)
+    return KernelRun(f"matrix-vector {m}", 2.0 * m * m, 8.0 * (m * m + 2 * m),
+                     best_time(lambda: np.matmul(mat, vec, out=res), repeats))
+
+
+def _time_matmul(k, repeats, rng):
+    a, b, c = rng.random((k, k)), rng.random((k, k)), np.empty((k, k))
+    np.matmul(a, b, out=c)
+    flops = 2.0 * k**3
+    seconds = best_time(lambda: np.matmul(a, b, out=c), repeats, _number_for(flops, target=5e-3))
+    return KernelRun(f"matmul {k}", flops, 24.0 * k * k, seconds)
+
+
+def kernel_runs(vector_elements=2**23, matvec_order=4096, matmul_orders=(64, 256, 1024), repeats=5, seed=0):
+    """Time a few numpy kernels with known FLOP and byte counts, for an empirical roofline.
+
+    * ``vector add``: ``c = a + b``, 1 FLOP and 24 bytes per element;
+    * ``a*x + y (two passes)``: numpy computes ``t = a * x`` and then
+      ``t += y``: 2 FLOPs, but 40 bytes per element, because the temporary
+      ``t`` goes to memory and back;
+    * ``matrix-vector``: ``y = A @ x``, ``2 n**2`` FLOPs, ``8 (n**2 + 2 n)`` bytes;
+    * ``matmul n``: ``2 n**3`` FLOPs, ``8 x 3 n**2`` bytes.
+
+    Byte counts are compulsory traffic in float64 (8 bytes per number).
+
+    Parameters
+    ----------
+    vector_elements : int, optional
+        Length of the vectors of the first two kernels (default 2**23, 64 MiB each).
+    matvec_order : int, optional
+        Order of the matrix-vector product's matrix (default 4096, 128 MiB).
+    matmul_orders : sequence of int, optional
+        Orders of the square matrix multiplies.
+    repeats : int, optional
+        Timed batches per kernel; the best is kept.
+    seed : int, optional
+        Seed of the random inputs.
+
+    Returns
+    -------
+    list of KernelRun
+
+    Examples
+    --------
+    >>> runs = kernel_runs(vector_elements=1000, matvec_order=50, matmul_orders=[8], repeats=1)
+    >>> [r.name for r in runs]
+    ['vector add', 'a*x + y (two passes)', 'matrix-vector 50', 'matmul 8']
+    >>> runs[0].intensity
+    0.041666666666666664
+    """
+    n = int(check_whole("vector_elements", vector_elements))
+    m = int(check_whole("matvec_order", matvec_order))
+    orders = _sizes("matmul_orders", matmul_orders)
+    r = int(check_whole("repeats", repeats))
+    rng = np.random.default_rng(seed)
+    runs = [_time_vector_add(n, r, rng), _time_axpy(n, r, rng), _time_matvec(m, r, rng)]
+    runs += [_time_matmul(k, r, rng) for k in orders]
+    return runs
+
+
+# --- Section 3.8: messages between two processes ------------------------------------------------
+
+
+def _echo(conn_in, conn_out, max_bytes):
+    """Child process: send back every message until an empty one arrives."""
+    buf = bytearray(max_bytes)
+    while True:
+        n = conn_in.recv_bytes_into(buf)
+        if n == 0:
+            break
+        conn_out.send_bytes(buf, 0, n)
+
+
+@contextmanager
+def _echo_partner(max_bytes: int):
+    """Start an echoing child process joined by two one-way pipes; yield (receive end, send end)."""
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") and "fork" in methods else "spawn")
+    to_child_r, to_child_w = ctx.Pipe(duplex=False)
+    from_child_r, from_child_w = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_echo, args=(to_child_r, from_child_w, max_bytes), daemon=True)
+    with warnings.catch_warnings():  # Python 3.12+ warns about fork in a threaded process (ipykernel)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        proc.start()
+    try:
+        yield from_child_r, to_child_w
+    finally:
+        try:
+            to_child_w.send_bytes(b"")
+        except OSError:
+            pass
+        proc.join(timeout=5)
+        if proc.is_alive():
+            proc.terminate()
+            proc.join(timeout=5)
+        for conn in (to_child_r, to_child_w, from_child_r, from_child_w):
+            conn.close()
+
+
+def _rounds_for(one_round: float, target: float) -> int:
+    return int(min(5000, max(3, target / max(one_round, 1e-7))))
+
+
+def pingpong_timings(sizes=tuple(8 * 4**k for k in range(8)), repeats=7, target_seconds=0.01) -> Timings:
+    """One-way message time between this process and a child process, by ping-pong over pipes.
+
+    For each size a message goes to the child, which sends it straight back;
+    the time of a batch of round trips, divided by twice the number of trips,
+    is the one-way time. Each size is timed in ``repeats`` batches lasting
+    about ``target_seconds`` each and the best batch is kept.
+
+    Parameters
+    ----------
+    sizes : sequence of int, optional
+        Message sizes in bytes, whole >= 1 (default 8 B to 128 KiB, by factors of 4).
+    repeats : int, optional
+        Batches per size, whole >= 1 (default 7).
+    target_seconds : float, optional
+        Rough length of one batch in seconds, > 0 (default 0.01 s).
+
+    Returns
+    -------
+    Timings
+        ``amount`` in bytes per message, ``seconds`` one way.
+
+    Examples
+    --------
+    >>> t = pingpong_timings(sizes=[8, 4096], repeats=2, target_seconds=0.001)
+    >>> t.amount.tolist(), bool((t.seconds > 0).all())
+    ([8.0, 4096.0], True)
+    """
+    nbytes = _sizes("sizes", sizes)
+    r = single_whole("repeats", repeats)
+    target = single(check_positive, "target_seconds", target_seconds)
+    seconds = []
+    with _echo_partner(max(nbytes)) as (receive, send):
+        buf = bytearray(max(nbytes))
+        for n in nbytes:
+            message = bytes(n)
+
+            def trips(count, message=message):
+                start = time.perf_counter()
+                for _ in range(count):
+                    send.send_bytes(message)
+                    receive.recv_bytes_into(buf)
+                return time.perf_counter() - start
+
+            rounds = _rounds_for(trips(3) / 3, target)
+            seconds.append(min(trips(rounds) for _ in range(r)) / rounds / 2)
+    return Timings(np.array(nbytes, dtype=float), np.array(seconds))
+
+
+def reduction_time_per_byte(nbytes=2**18, repeats=20) -> float:
+    """gamma: seconds per byte to add one float32 vector of ``nbytes`` bytes into another with numpy.
+
+    Parameters
+    ----------
+    nbytes : int, optional
+        Vector size in bytes, a whole multiple of 4 (default 256 KiB).
+    repeats : int, optional
+        Timed runs; the best is kept.
+
+    Returns
+    -------
+    float
+        Seconds per byte of the vector.
+
+    Examples
+    --------
+    >>> reduction_time_per_byte(4096, repeats=3) > 0
+    True
+    """
+    n = int(check_whole("nbytes", nbytes, 4))
+    if n % 4:
+        raise ValueError(f"nbytes must be a whole multiple of 4 (float32 elements); got {n}")
+    a = np.ones(n // 4, np.float32)
+    b = np.ones(n // 4, np.float32)
+    c = np.empty_like(a)
+    return best_time(lambda: np.add(a, b, out=c), repeats, _number_for(n, 1e10)) / n
+
+
+def pair_allreduce_timings(sizes=(3 * 2**11, 3 * 2**13, 3 * 2**15), repeats=7, target_seconds=0.01) -> Timings:
+    """Time an all-reduce of float32 vectors between this process and a child process.
+
+    The algorithm is the binomial tree for p = 2, a reduce followed by a
+    broadcast: the child sends its vector, this process adds it to its own and
+    sends the sum back. Its model cost is ``2 alpha + 2 n beta + n gamma``.
+
+    Parameters
+    ----------
+    sizes : sequence of int, optional
+        Vector sizes in bytes, whole multiples of 4 (default 6, 24 and 96 KiB).
+    repeats : int, optional
+        Batches per size, whole >= 1; the best is kept.
+    target_seconds : float, optional
+        Rough length of one batch in seconds, > 0.
+
+    Returns
+    -------
+    Timings
+        ``amount`` in bytes per vector, ``seconds`` per all-reduce.
+
+    Examples
+    --------
+    >>> t = pair_allreduce_timings(sizes=[1024], repeats=2, target_seconds=0.001)
+    >>> t.amount.tolist()
+    [1024.0]
+    """
+    nbytes = _sizes("sizes", sizes, 4)
+    for n in nbytes:
+        if n % 4:
+            raise ValueError(f"sizes must be whole multiples of 4 bytes (float32 elements); got {n}")
+    r = single_whole("repeats", repeats)
+    target = single(check_positive, "target_seconds", target_seconds)
+    seconds = []
+    with _echo_partner(max(nbytes)) as (receive, send):
+        for n in nbytes:
+            mine = np.ones(n // 4, np.float32)
+            theirs = np.empty_like(mine)
+            total = np.empty_like(mine)
+            send.send_bytes(mine)        # the child's first "vector"; from here on it echoes each sum
+
+            def rounds_of(count, mine=mine, theirs=theirs, total=total):
+                start = time.perf_counter()
+                for _ in range(count):
+                    receive.recv_bytes_into(theirs)           # reduce: the child's vector arrives
+                    np.add(mine, theirs, out=total)
+                    send.send_bytes(total)                     # broadcast: the sum goes back
+                return time.perf_counter() - start
+
+            rounds = _rounds_for(rounds_of(3) / 3, target)
+            seconds.append(min(rounds_of(rounds) for _ in range(r)) / rounds)
+            receive.recv_bytes_into(theirs)  # collect the last echo before the next size
+    return Timings(np.array(nbytes, dtype=float), np.array(seconds))

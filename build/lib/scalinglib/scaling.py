@@ -1,0 +1,285 @@
+"""Strong and weak scaling with a serial part and a growing communication term (Section 3.3),
+and a memory-spill model of superlinear speedup (Section 3.1).
+
+One unit of work takes time 1 on one worker: a serial part ``s`` and a
+parallel part ``1 - s``. Communication costs ``c * log2(K)``, a stand-in for
+tree-shaped collectives whose depth grows with the logarithm of the worker count.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validate import (
+    as_count,
+    check_broadcast,
+    check_fraction,
+    check_nonnegative,
+    check_positive,
+    check_whole,
+    scalar_or_array,
+)
+
+__all__ = [
+    "strong_time",
+    "weak_time",
+    "strong_model_efficiency",
+    "weak_model_efficiency",
+    "best_worker_count",
+    "isoefficiency_work",
+    "spill_time",
+]
+
+
+def _k_s_c(k, s, c):
+    k_arr = check_whole("k", k)
+    s_arr = check_fraction("s", s)
+    c_arr = check_nonnegative("c", c)
+    kb, sb, cb = check_broadcast(k=k_arr, s=s_arr, c=c_arr)
+    return (k_arr, s_arr, c_arr), (kb, sb, cb)
+
+
+def strong_time(k, s, c):
+    r"""Time of a fixed job on K workers: serial part, divided parallel part, growing communication.
+
+    .. math:: T_\text{strong}(K) = s + \frac{1 - s}{K} + c \log_2 K
+
+    Parameters
+    ----------
+    k : int or array_like
+        Number of workers, a whole number >= 1.
+    s : float or array_like
+        Serial fraction of the one-worker time, in [0, 1].
+    c : float or array_like
+        Communication coefficient (time per doubling of K, in units of T(1)), >= 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        T(K) in units of the one-worker time.
+
+    Examples
+    --------
+    >>> round(strong_time(64, 0.05, 0.01), 4)
+    0.1248
+    >>> strong_time([1, 2], 0.05, 0.01)
+    array([1.   , 0.535])
+    """
+    inputs, (kb, sb, cb) = _k_s_c(k, s, c)
+    return scalar_or_array(sb + (1.0 - sb) / kb + cb * np.log2(kb), *inputs)
+
+
+def weak_time(k, s, c, work=None):
+    r"""Time on K workers when each worker keeps its own full share of work (weak scaling).
+
+    .. math:: T_\text{weak}(K) = s + w + c \log_2 K, \qquad w = 1 - s \text{ by default}
+
+    Parameters
+    ----------
+    k : int or array_like
+        Number of workers, a whole number >= 1.
+    s : float or array_like
+        Serial part of each step, in [0, 1]; replicated, not divided.
+    c : float or array_like
+        Communication coefficient, >= 0.
+    work : float or array_like, optional
+        Parallel work per worker, >= 0. Defaults to ``1 - s``, one worker's full share.
+
+    Returns
+    -------
+    float or numpy.ndarray
+
+    Examples
+    --------
+    >>> round(weak_time(128, 0.05, 0.01), 4)
+    1.07
+    """
+    inputs, (kb, sb, cb) = _k_s_c(k, s, c)
+    if work is None:
+        wb = 1.0 - sb
+    else:
+        w_arr = check_nonnegative("work", work)
+        kb, sb, cb, wb = check_broadcast(k=kb, s=sb, c=cb, work=w_arr)
+        inputs = (*inputs, w_arr)
+    return scalar_or_array(sb + wb + cb * np.log2(kb), *inputs)
+
+
+def strong_model_efficiency(k, s, c):
+    r"""Strong-scaling efficiency of the cost model, :math:`T(1) / (K\,T_\text{strong}(K))`.
+
+    Examples
+    --------
+    >>> round(strong_model_efficiency(8, 0.05, 0.01), 4)
+    0.6289
+    """
+    k_arr = check_whole("k", k)
+    out = np.asarray(strong_time(1, s, c)) / (k_arr * np.asarray(strong_time(k, s, c)))
+    return scalar_or_array(out, k_arr, np.asarray(s), np.asarray(c))
+
+
+def weak_model_efficiency(k, s, c):
+    r"""Weak-scaling efficiency of the cost model, :math:`T_\text{weak}(1) / T_\text{weak}(K) = 1/(1 + c\log_2 K)`.
+
+    Examples
+    --------
+    >>> round(weak_model_efficiency(2, 0.05, 0.01), 4)
+    0.9901
+    """
+    out = np.asarray(weak_time(1, s, c)) / np.asarray(weak_time(k, s, c))
+    return scalar_or_array(out, np.asarray(k), np.asarray(s), np.asarray(c))
+
+
+def best_worker_count(s, c, *, powers_of_two=False):
+    r"""The whole number of workers that minimises :math:`T_\text{strong}(K)`.
+
+    Setting the derivative of :math:`s + (1-s)/K + c\log_2 K` to zero gives the
+    continuous optimum :math:`K^* = (1 - s)\ln 2 / c`; the best whole K is the
+    floor or the ceiling of it, whichever is faster (the smaller on a tie).
+
+    Parameters
+    ----------
+    s : float or array_like
+        Serial fraction, in [0, 1].
+    c : float or array_like
+        Communication coefficient, > 0 (with ``c = 0`` more workers always help).
+    powers_of_two : bool, optional
+        Search only K = 1, 2, 4, ... as a benchmark sweep would (default False).
+
+    Returns
+    -------
+    int or numpy.ndarray of int
+
+    Raises
+    ------
+    ValueError
+        If ``c`` is not > 0 or ``s`` is outside [0, 1], or if ``c`` is so small
+        that the best K would pass 2**53 (it is refused, never wrapped to a negative int).
+
+    Examples
+    --------
+    >>> best_worker_count(0.05, 0.01)
+    66
+    >>> best_worker_count(0.05, 0.01, powers_of_two=True)
+    64
+    """
+    s_arr = check_fraction("s", s)
+    c_arr = check_positive("c", c)
+    sb, cb = check_broadcast(s=s_arr, c=c_arr)
+    kstar = np.maximum((1.0 - sb) * np.log(2.0) / cb, 1.0)
+    if powers_of_two:
+        lo = 2.0 ** np.floor(np.log2(kstar))
+        hi = 2.0 * lo
+    else:
+        lo = np.floor(kstar)
+        hi = lo + 1.0
+    t_lo = sb + (1.0 - sb) / lo + cb * np.log2(lo)
+    t_hi = sb + (1.0 - sb) / hi + cb * np.log2(hi)
+    return as_count("the best worker count (c is too small)", np.where(t_hi < t_lo, hi, lo))
+
+
+def isoefficiency_work(k, s, c, target_efficiency):
+    r"""Work per worker that keeps weak-scaling efficiency pinned at a target as K grows.
+
+    With per-worker work ``w``, a worker spends ``s + w`` on its own step and
+    ``c log2 K`` communicating, so its efficiency is :math:`(s + w)/(s + w + c\log_2 K)`.
+    Holding that at :math:`E^*` requires
+
+    .. math:: w(K) = \frac{E^*}{1 - E^*}\, c \log_2 K - s
+
+    so the total problem, :math:`K\,w(K)`, must grow like :math:`K \log K` (the
+    iso-efficiency function). Where the formula goes below zero, any work will do
+    and 0 is returned.
+
+    Parameters
+    ----------
+    k : int or array_like
+        Number of workers, a whole number >= 1.
+    s : float or array_like
+        Serial part, in [0, 1].
+    c : float or array_like
+        Communication coefficient, >= 0.
+    target_efficiency : float or array_like
+        The efficiency to hold, in (0, 1).
+
+    Returns
+    -------
+    float or numpy.ndarray
+
+    Examples
+    --------
+    >>> round(isoefficiency_work(128, 0.05, 0.01, 1 / 1.01), 4)
+    6.95
+    """
+    inputs, (kb, sb, cb) = _k_s_c(k, s, c)
+    e_arr = check_fraction("target_efficiency", target_efficiency, open_low=True, open_high=True)
+    kb, sb, cb, eb = check_broadcast(k=kb, s=sb, c=cb, target_efficiency=e_arr)
+    w = eb / (1.0 - eb) * cb * np.log2(kb) - sb
+    return scalar_or_array(np.maximum(w, 0.0), *inputs, e_arr)
+
+
+def spill_time(k, f, working_set, fast_memory, slowdown):
+    r"""Run time when each worker's share of the data may overflow its fast memory.
+
+    The job takes 1 time unit on one worker whose memory holds everything
+    (the honest baseline). A serial part ``f`` stays fixed. The parallel part
+    ``1 - f`` is split K ways, and so is the working set; whatever share of a
+    worker's slice does not fit in ``fast_memory`` runs ``slowdown`` times slower:
+
+    .. math:: T(K) = f + \frac{1 - f}{K}\Bigl[1 + (\sigma - 1)\max\Bigl(0,\, 1 - \frac{M K}{V}\Bigr)\Bigr]
+
+    with V the working set (its volume in bytes; W is the chapter's letter for
+    work), M the fast memory per worker and :math:`\sigma` the slowdown. Every
+    slice fits once :math:`K \ge V/M`; the one-worker time is
+    :math:`f + (1 - f)\,[1 + (\sigma - 1)(1 - M/V)]` when :math:`V > M`.
+
+    Parameters
+    ----------
+    k : int or array_like
+        Number of workers, a whole number >= 1.
+    f : float or array_like
+        Serial fraction, in [0, 1].
+    working_set : float or array_like
+        V, bytes the parallel part touches, > 0.
+    fast_memory : float or array_like
+        M, fast memory per worker (cache, HBM) in bytes, > 0 (any unit shared
+        with ``working_set`` works: only V/M matters).
+    slowdown : float or array_like
+        :math:`\sigma`, how many times slower the spilled part runs, >= 1.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        T(K) in units of the honest one-worker time; a float when every input is a scalar.
+
+    Raises
+    ------
+    ValueError
+        If ``k`` is not a whole number >= 1, ``f`` is outside [0, 1],
+        ``working_set`` or ``fast_memory`` is not > 0, ``slowdown`` is below 1,
+        or the shapes do not broadcast.
+    TypeError
+        If an argument is not a real number or an array of them.
+
+    Examples
+    --------
+    >>> spill_time(1, 0.0, 4e9, 1e9, 3.0)   # three quarters spill on one worker
+    2.5
+    >>> spill_time(4, 0.0, 4e9, 1e9, 3.0)   # four workers: every slice fits
+    0.25
+    """
+    k_arr = check_whole("k", k)
+    f_arr = check_fraction("f", f)
+    ws = check_positive("working_set", working_set)
+    mem = check_positive("fast_memory", fast_memory)
+    sd = _check_slowdown(slowdown)
+    kb, fb, wb, mb, sb = check_broadcast(k=k_arr, f=f_arr, working_set=ws, fast_memory=mem, slowdown=sd)
+    spilled = np.maximum(0.0, 1.0 - mb * kb / wb)
+    out = fb + (1.0 - fb) / kb * (1.0 + (sb - 1.0) * spilled)
+    return scalar_or_array(out, k_arr, f_arr, ws, mem, sd)
+
+
+def _check_slowdown(slowdown):
+    arr = check_positive("slowdown", slowdown)
+    if (arr < 1).any():
+        raise ValueError(f"slowdown must be >= 1; got {arr[arr < 1].flat[0]:g}")
+    return arr

@@ -1,0 +1,180 @@
+"""The Universal Scalability Law: Amdahl's law plus a cost that grows with every pair of workers (Section 3.5).
+
+Gunther's model divides K workers' ideal speedup by two penalties: contention
+``alpha`` (the share of the work that queues for something only one worker can
+hold at a time, Amdahl's serial fraction by another name) and coherency
+``beta`` (the cost of keeping every pair of workers consistent, which grows
+like K squared)::
+
+    S(K) = K / (1 + alpha (K - 1) + beta K (K - 1))
+
+With ``beta = 0`` this is Amdahl's law with ``f = alpha``. With ``beta > 0`` the
+speedup peaks and then falls: past the peak, added workers make the job slower.
+
+These ``alpha`` and ``beta`` are the USL's dimensionless coefficients; they have
+nothing to do with the latency and per-byte time of the communication model of
+Section 3.8, which the book also calls alpha and beta. Gunther's later writing
+uses sigma and kappa for them.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ._validate import check_broadcast, check_nonnegative, check_whole, scalar_or_array
+from .laws import _speedup_data
+
+__all__ = ["usl_speedup", "USLFit", "fit_usl", "usl_peak_workers"]
+
+
+def usl_speedup(k, alpha, beta):
+    r"""Speedup on K workers under the Universal Scalability Law.
+
+    .. math:: S(K) = \frac{K}{1 + \alpha (K - 1) + \beta K (K - 1)}
+
+    Parameters
+    ----------
+    k : int or array_like
+        Number of workers, a whole number >= 1.
+    alpha : float or array_like
+        Contention coefficient, >= 0 (Amdahl's serial fraction when ``beta = 0``).
+    beta : float or array_like
+        Coherency coefficient, >= 0 (a cost paid per pair of workers).
+
+    Returns
+    -------
+    float or numpy.ndarray
+
+    Raises
+    ------
+    ValueError
+        If ``k`` is not a whole number >= 1 or a coefficient is negative.
+
+    References
+    ----------
+    N. J. Gunther, *Guerrilla Capacity Planning*, Springer, 2007, chapter 4.
+
+    Examples
+    --------
+    >>> round(usl_speedup(32, 0.05, 0.0), 4) == round(1 / (0.05 + 0.95 / 32), 4)
+    True
+    >>> usl_speedup([1, 10, 100], 0.0, 0.01)
+    array([1.        , 5.26315789, 1.        ])
+    """
+    k_arr = check_whole("k", k)
+    a_arr = check_nonnegative("alpha", alpha)
+    b_arr = check_nonnegative("beta", beta)
+    kb, ab, bb = check_broadcast(k=k_arr, alpha=a_arr, beta=b_arr)
+    return scalar_or_array(kb / (1.0 + ab * (kb - 1.0) + bb * kb * (kb - 1.0)), k_arr, a_arr, b_arr)
+
+
+class USLFit(NamedTuple):
+    """Coefficients fitted by :func:`fit_usl`; unpacks as ``alpha, beta = fit_usl(...)``."""
+
+    alpha: float
+    beta: float
+
+
+def fit_usl(k, measured_speedup):
+    r"""Fit the Universal Scalability Law to measured speedups.
+
+    The law rearranges to a linear model with no intercept,
+
+    .. math:: \frac{K}{S(K)} - 1 = \alpha\,(K - 1) + \beta\,K(K - 1),
+
+    which is solved by least squares with both coefficients kept >= 0 (a
+    two-variable non-negative least-squares problem: the unconstrained solution
+    if it is feasible, else the better of the two one-coefficient fits).
+
+    Parameters
+    ----------
+    k : array_like
+        Worker counts, whole numbers >= 1, at least two of them distinct and >= 2.
+    measured_speedup : array_like
+        Speedups T(1)/T(K) measured at those counts, > 0, same length as ``k``.
+        Where K = 1 is included its speedup must be about 1 (within 5%):
+        throughputs must first be divided by the one-worker throughput.
+
+    Returns
+    -------
+    USLFit
+        ``(alpha, beta)`` as plain floats.
+
+    Raises
+    ------
+    ValueError
+        If the lists differ in length, hold a bad value, have fewer than two
+        distinct worker counts >= 2, or give a speedup far from 1 at K = 1.
+
+    Examples
+    --------
+    >>> K = [1, 2, 4, 8, 16, 32, 64]
+    >>> alpha, beta = fit_usl(K, usl_speedup(K, 0.03, 0.0005))
+    >>> round(alpha, 10), round(beta, 10)
+    (0.03, 0.0005)
+    >>> fit_usl([1, 2, 4, 8], [950, 1847, 3341, 5820])   # throughputs, not speedups
+    Traceback (most recent call last):
+    ...
+    ValueError: measured_speedup at K=1 is 950, expected about 1: divide throughputs by the one-worker throughput
+    """
+    k_arr, s_arr = _speedup_data(k, measured_speedup)
+    if np.unique(k_arr[k_arr >= 2]).size < 2:
+        raise ValueError("k must include at least two different worker counts of 2 or more to fit two coefficients")
+    x_a = k_arr - 1.0
+    x_b = k_arr * (k_arr - 1.0)
+    y = k_arr / s_arr - 1.0
+    design = np.column_stack([x_a, x_b])
+    (alpha, beta), *_ = np.linalg.lstsq(design, y, rcond=None)
+    if alpha >= 0 and beta >= 0:
+        return USLFit(float(alpha), float(beta))
+    # the best non-negative fit lies on an edge: one coefficient at zero, the other its own fit
+    candidates = []
+    for column, which in ((x_a, "alpha"), (x_b, "beta")):
+        coef = max(0.0, float(np.dot(column, y) / np.dot(column, column)))
+        residual = float(np.sum((y - coef * column) ** 2))
+        candidates.append((residual, which, coef))
+    _, which, coef = min(candidates)
+    return USLFit(coef, 0.0) if which == "alpha" else USLFit(0.0, coef)
+
+
+def usl_peak_workers(alpha, beta):
+    r"""The worker count at which the USL speedup peaks.
+
+    Setting the derivative of :math:`S(K)` to zero gives
+
+    .. math:: K^* = \sqrt{\frac{1 - \alpha}{\beta}}
+
+    Past :math:`K^*` every added worker makes the job slower. The result is a
+    real number (the best whole count is its floor or its ceiling); it is
+    infinite when ``beta = 0`` (Amdahl's law never turns down) and 1 when the
+    formula gives less than one worker.
+
+    Parameters
+    ----------
+    alpha : float or array_like
+        Contention coefficient, >= 0.
+    beta : float or array_like
+        Coherency coefficient, >= 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+
+    Examples
+    --------
+    >>> round(usl_peak_workers(0.03, 0.0005), 2)
+    44.05
+    >>> usl_peak_workers(0.05, 0.0)
+    inf
+    >>> usl_peak_workers(0.0, 1e-320)     # too small a beta to divide by: the peak is out of reach
+    inf
+    """
+    a_arr = check_nonnegative("alpha", alpha)
+    b_arr = check_nonnegative("beta", beta)
+    ab, bb = check_broadcast(alpha=a_arr, beta=b_arr)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):   # a tiny beta: the peak is at infinity
+        raw = np.sqrt(np.maximum(1.0 - ab, 0.0) / np.where(bb > 0, bb, 1.0))
+    out = np.where(bb > 0, np.maximum(raw, 1.0), np.inf)
+    return scalar_or_array(out, a_arr, b_arr)
