@@ -180,8 +180,18 @@ def run_one(path: Path, out: Path, budget: float, cell_timeout: float, templates
     )
     started = time.monotonic()
     os.environ.setdefault("MPLBACKEND", "Agg")          # the kernel inherits it: figures draw off screen
+    def run_extra(source: str):
+        """Run code of the grader's own (nbclient stores each executed cell back at its index: use a new one)."""
+        cell = nbformat.v4.new_code_cell(source)
+        nb.cells.append(cell)
+        try:
+            client.execute_cell(cell, len(nb.cells) - 1)
+        finally:
+            nb.cells.pop()
+        return cell
+
     with client.setup_kernel():
-        client.execute_cell(nbformat.v4.new_code_cell(SETUP), 0)
+        run_extra(SETUP)
         for index, cell in enumerate(nb.cells):
             if cell.cell_type != "code":
                 continue
@@ -203,8 +213,7 @@ def run_one(path: Path, out: Path, budget: float, cell_timeout: float, templates
                         result["errors"].append(f"cell {index}: {output.get('ename')}: {output.get('evalue', '')}"[:300])
             if index in answer_cells:
                 label = answer_cells[index]
-                snap = nbformat.v4.new_code_cell(f"__grade_snapshot({list(set(templates[label].values()))!r})")
-                client.execute_cell(snap, index)
+                snap = run_extra(f"__grade_snapshot({sorted(set(templates[label].values()))!r})")
                 text = "".join(o.get("text", "") for o in snap.outputs if o.get("output_type") == "stream")
                 found = re.search(r"__GRADE__(.*)", text)
                 values = json.loads(found.group(1)) if found else {}
