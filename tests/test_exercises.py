@@ -189,6 +189,26 @@ def _message(part, i, seal, x):
     return _judge(part, i, seal, x)[1]
 
 
+RATIOS = (1e-6, 0.001, 0.05, 0.3, 0.6, 0.8, 0.9, 0.97, 1.03, 1.1, 1.2, 1.5, 3.0, 8.0, 20.0, 1000.0, 1e6)
+
+
+@pytest.mark.parametrize(("key", "i", "e"), ENTRIES, ids=[f"{k}[{i}]" for k, i, _ in ENTRIES])
+def test_every_part_answers_wrong_numbers_in_bands(key, i, e):
+    """For every part: a wrong number gets a band and a direction, and no number but the reader's own."""
+    part = _REGISTRY[key]
+    seal = Seal.of_number(e, part.rule_of(i))
+    for ratio in RATIOS:
+        x = float(round(e * ratio)) if part.whole_of(i) else e * ratio
+        if x == 0:
+            continue
+        ok, message = _judge(part, i, seal, x)
+        if ok or "check the unit" in message or "where a" in message or "1 minus" in message:
+            continue
+        assert re.search(r"too (high|low)|close \(within 5%\)|not a whole number|far off", message), message
+        for number in _numbers_in(message, core._fmt(x)):
+            assert _ALLOWED_NUMBER.match(number.rstrip(".,")), (key, x, message, number)
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from(ENTRIES), st.floats(-9.0, 9.0))
 def test_a_wrong_answer_is_told_its_band_and_nothing_finer(entry, log_ratio):
@@ -211,9 +231,11 @@ def test_a_wrong_answer_is_told_its_band_and_nothing_finer(entry, log_ratio):
     if index >= len(BANDS) - 1 or side == "near":
         return
     up, down, _ = BANDS[index]
-    lo_edge, hi_edge = (math.log(up), math.log(BANDS[index - 1][0]) if index else math.log1p(part.rule_of(i).value)) \
-        if side == "high" else (math.log(BANDS[index - 1][1]) if index else math.log(1 - part.rule_of(i).value),
-                                math.log(down))
+    lo_acc, hi_acc = part.rule_of(i).interval(e)                 # the accepted interval bounds band 0
+    if side == "high":
+        lo_edge, hi_edge = math.log(up), (math.log(BANDS[index - 1][0]) if index else math.log(hi_acc / abs(e)))
+    else:
+        lo_edge, hi_edge = (math.log(BANDS[index - 1][1]) if index else math.log(lo_acc / abs(e))), math.log(down)
     lo_edge, hi_edge = sorted((lo_edge, hi_edge))
     margin = 1.05 * BAND_STEPS[index] + (part.rule_of(i).accept_step() if index == 0 else 0)
     inner = (lo_edge + margin, hi_edge - margin)
