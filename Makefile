@@ -15,7 +15,7 @@ BIN    := $(VENV)/bin
 READY  := $(VENV)/.ready
 export SCALINGLIB_FRAME_CACHE := $(CURDIR)/_build/frame-cache
 
-.PHONY: book test lab notebooks vendor browser lint unit nbval site-build site-build-stored site-test student student-test freeze clean
+.PHONY: book test lab notebooks vendor browser lint unit nbval site-build site-build-stored site-test student student-test lab-test grade freeze clean
 
 $(READY): requirements.txt pyproject.toml
 	@echo "== setup: creating $(VENV) and installing the pinned requirements (about a minute the first time) =="
@@ -50,7 +50,7 @@ lint: $(READY)
 unit: $(READY)
 	@echo "== unit: library tests, property tests and doctests =="
 	@$(BIN)/python -m pytest -q -p no:cacheprovider scalinglib tests --doctest-modules -m "not site" -n 2 \
-		--ignore=tests/test_student.py
+		--ignore=tests/test_student.py --ignore=tests/test_lab.py
 
 nbval: $(READY)
 	@echo "== nbval: every notebook re-run and compared with its stored outputs =="
@@ -80,7 +80,18 @@ student-test: student
 	@echo "== student: checking that no solution survives =="
 	@$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_student.py
 
-test: lint unit nbval site-build-stored site-test student-test
+# exercises in JupyterLab: a section notebook opened in headless Chromium (jupyterlab-myst renders, solutions folded)
+lab-test: $(READY)
+	@echo "== lab: a section notebook in JupyterLab, in headless Chromium =="
+	@bash tools/ensure_browser.sh
+	@$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_lab.py -rs
+
+# grade a class: make grade SUBMISSIONS=folder/of/notebooks [GRADES=grades] [TIMEOUT=120]
+grade: $(READY)
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [GRADES=folder] [TIMEOUT=seconds]"; exit 2; }
+	@$(BIN)/python tools/grade.py "$(SUBMISSIONS)" --out "$(or $(GRADES),grades)" --timeout "$(or $(TIMEOUT),120)"
+
+test: lint unit nbval site-build-stored site-test student-test lab-test
 	@echo "== test: all passed =="
 
 freeze: $(READY)

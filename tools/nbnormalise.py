@@ -32,7 +32,9 @@ def rule(func: Rule) -> Rule:
 def _load_rules() -> None:
     """Import the modules that register rules (each adds itself to RULES on import)."""
     sys.path.insert(0, str(ROOT / "tools"))
-    # e.g. import lab_metadata  # noqa: F401
+    import lab_metadata
+
+    rule(lab_metadata.fold_solutions_in_lab)  # solutions stay folded in JupyterLab
 
 
 def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:

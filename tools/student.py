@@ -7,14 +7,24 @@
    Answer cells keep their ``...`` placeholders (the tool refuses a notebook whose answer cell
    already holds an answer).
 2. The site is built from those notebooks (warnings as errors) into ``_build/student/html``.
-3. ``dist/scalability-by-the-numbers-student.zip`` gets ``html/`` (open ``html/index.html``),
-   ``notebooks/``, the ``scalinglib`` library with ``pyproject.toml`` and ``requirements.txt`` so the
-   notebooks run, and a README saying how.
+   Text that speaks of solutions is rewritten for an edition that has none: in markdown (notebook
+   cells and the book's .md pages), ``<!-- full-edition -->...<!-- /full-edition -->`` is dropped and
+   ``<!-- student-edition: TEXT -->`` becomes TEXT. The HTML book and JupyterLab show neither comment.
+   Sentences of this kind not yet marked in their sources are matched by :data:`UNMARKED`.
+3. The library goes in without its answers: ``scalinglib/exercises`` is replaced by the checker's
+   generic code (``core.py`` less its full-edition block, so no ``expected_answer``), a ``sealed.json``
+   of salted hashes of every answer (see ``scalinglib/exercises/core.py``), and for each section module
+   only the data its notebook imports (for example the measurements of 3.5.3 and 3.5.4).
+4. ``dist/scalability-by-the-numbers-student.zip`` gets ``html/`` (open ``html/index.html``),
+   ``notebooks/``, that library with ``pyproject.toml`` and ``requirements-student.txt`` (what the
+   notebooks need, not the book's toolchain) so the notebooks run, and a README saying how.
 """
 
 from __future__ import annotations
 
+import ast
 import copy
+import json
 import os
 import re
 import shutil
@@ -43,16 +53,34 @@ Scalability by the numbers: student edition
 html/index.html      the book, without solutions: open it in a browser (no server or network needed)
 notebooks/           the same sections as Jupyter notebooks, with empty answer cells
 
-To run the notebooks (Python 3.10 or newer):
+To run the notebooks (Python 3.11 or newer):
 
-    python -m venv .venv
-    .venv/bin/pip install -r requirements.txt
-    .venv/bin/pip install -e .
+    python3 -m venv .venv
+    .venv/bin/pip install -r requirements-student.txt
+    .venv/bin/pip install --no-deps -e .
     .venv/bin/jupyter lab notebooks/
 
 Write each answer in the cell under its exercise, in place of the ..., and run the cell: the check says
-whether the answer is right, how far off it is, or that it is not answered yet.
+whether the answer is right, roughly how far off it is, or that it is not answered yet, with the unit it
+wants and how close an answer must be. This edition holds no solutions and no expected answers: the
+checker compares your answer with sealed (hashed) answers.
 """
+
+#: Marked text: dropped from, or added to, the student edition (HTML comments, invisible in the book).
+FULL_ONLY = re.compile(r"<!--\s*full-edition\s*-->.*?<!--\s*/full-edition\s*-->", re.DOTALL)
+STUDENT_ONLY = re.compile(r"<!--\s*student-edition:\s*(.*?)\s*-->", re.DOTALL)
+#: Sentences about solutions not yet marked in their sources, and what the student edition says instead.
+UNMARKED = [
+    (re.compile(r"[ \t]*Solutions are folded under each exercise\."), ""),
+    (re.compile(r"[ \t]*Worked solutions are folded under each exercise; open them when you are done\."), ""),
+    (re.compile(r"; the answer cell and the folded solution follow it on the page\."),
+     "; the answer cell follows it on the page."),
+]
+#: What no page of the student edition may say.
+SOLUTION_TALK = re.compile(r"solutions? (?:are|is) folded|folded solution|open them when you are done", re.I)
+#: Files of the library's exercises package that the student edition replaces.
+EXERCISES = Path("scalinglib") / "exercises"
+FULL_EDITION_BLOCK = re.compile(r"^# --- full edition only ---\n.*?^# --- end full edition only ---\n", re.M | re.S)
 
 
 class SolutionError(ValueError):
@@ -103,6 +131,22 @@ def strip_solutions(nb):
     return out
 
 
+def edition_text(text: str) -> str:
+    """Markdown as the student edition shows it: marked and known sentences about solutions handled."""
+    out = STUDENT_ONLY.sub(lambda m: m.group(1), FULL_ONLY.sub("", text))
+    for pattern, replacement in UNMARKED:
+        out = pattern.sub(replacement, out)
+    return out
+
+
+def rewrite_markdown(nb):
+    """Apply :func:`edition_text` to every markdown cell of ``nb`` (in place)."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = edition_text(cell.source)
+    return nb
+
+
 def check_answer_cells_are_blank(nb, name):
     """Answer cells (code cells that call check(...) outside solutions) must still hold ``...``."""
     for cell in nb.cells:
@@ -120,9 +164,11 @@ def prepare_sources() -> list[Path]:
     # nothing is executed for this edition (see below): its status page says where the outputs come from
     (SRC / "book" / "execution-status.md").write_text(STUDENT_STATUS)
     (SRC / "_vendor").symlink_to(ROOT / "_vendor", target_is_directory=True)
+    for page in sorted((SRC / "book").glob("*.md")):
+        page.write_text(edition_text(page.read_text()))
     notebooks = []
     for path in sorted((ROOT / "book").glob("*.ipynb")):
-        nb = strip_solutions(nbformat.read(path, as_version=4))
+        nb = rewrite_markdown(strip_solutions(nbformat.read(path, as_version=4)))
         check_answer_cells_are_blank(nb, path.name)
         target = SRC / "book" / path.name
         nbformat.write(nb, target)
@@ -149,6 +195,59 @@ def build_site() -> Path:
     return WORK / "_build" / "html"
 
 
+def notebook_imports(notebooks: list[Path]) -> dict[str, set[str]]:
+    """Names the notebooks import from each section module of the exercises: {"s3_5": {"PROGRAM_A", ...}}."""
+    wanted: dict[str, set[str]] = {}
+    for path in notebooks:
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type != "code":
+                continue
+            try:
+                tree = ast.parse(cell.source)
+            except SyntaxError:
+                continue
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("scalinglib.exercises."):
+                    module = node.module.rsplit(".", 1)[1]
+                    wanted.setdefault(module, set()).update(alias.name for alias in node.names)
+    return wanted
+
+
+def student_exercises(notebooks: list[Path]) -> dict[str, str]:
+    """The files of ``scalinglib/exercises`` in the student edition: {file name: text}.
+
+    The generic checker, a sealed table of the answers, and section modules that hold only the data the
+    notebooks import. Refuses a notebook import that is not plain data (a function could compute an answer).
+    """
+    sys.path.insert(0, str(ROOT))
+    import scalinglib.exercises as full
+
+    core_text = (ROOT / EXERCISES / "core.py").read_text()
+    stripped, count = FULL_EDITION_BLOCK.subn("", core_text)
+    if count != 1:
+        raise RuntimeError("core.py must hold exactly one full-edition block")
+    files = {
+        "core.py": stripped,
+        "sealed.json": json.dumps(full.core.seal_all(pad=True), separators=(",", ":")),
+        "__init__.py": '"""Exercise checks (student edition): answers are sealed, see core.py."""\n\n'
+                       "from .core import Feedback, check, load_sealed, registered_keys\n\n"
+                       "load_sealed()\n\n"
+                       '__all__ = ["check", "Feedback", "registered_keys"]\n',
+    }
+    wanted = notebook_imports(notebooks)
+    for path in sorted((ROOT / EXERCISES).glob("s3_*.py")):
+        module = __import__(f"scalinglib.exercises.{path.stem}", fromlist=["_"])
+        lines = [f'"""Data of the exercises of Section {path.stem[1:].replace("_", ".")} (student edition)."""', ""]
+        for name in sorted(wanted.get(path.stem, ())):
+            value = getattr(module, name)
+            text = repr(value)
+            if ast.literal_eval(text) != value:
+                raise RuntimeError(f"{path.stem}.{name} is not plain data and cannot go in the student edition")
+            lines.append(f"{name} = {text}")
+        files[path.name] = "\n".join(lines) + "\n"
+    return files
+
+
 def pack(html: Path, notebooks: list[Path]) -> None:
     DIST.mkdir(exist_ok=True)
     if ZIP.exists():
@@ -161,8 +260,11 @@ def pack(html: Path, notebooks: list[Path]) -> None:
         for path in notebooks:
             zf.write(path, Path("notebooks") / path.name)
         for path in sorted((ROOT / "scalinglib").rglob("*.py")):
-            zf.write(path, path.relative_to(ROOT))
-        for name in ("pyproject.toml", "requirements.txt"):
+            if EXERCISES not in path.relative_to(ROOT).parents:
+                zf.write(path, path.relative_to(ROOT))
+        for name, text in student_exercises(notebooks).items():
+            zf.writestr(str(EXERCISES / name), text)
+        for name in ("pyproject.toml", "requirements-student.txt"):
             zf.write(ROOT / name, name)
 
 

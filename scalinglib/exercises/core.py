@@ -1,22 +1,48 @@
-"""Checking a reader's answer in place: right, wrong by how much, or not answered yet.
+"""Checking a reader's answer in place: right, wrong by roughly how much, or not answered yet.
 
-Every exercise part is registered under a stable key such as ``"ex-3-1-1a"``
-with a function that computes the expected answer from the library itself (so
-no answer is typed in twice), a tolerance and a hint. :func:`check` never
-raises: whatever the reader passes, it returns a :class:`Feedback` whose text
-says what to do next.
+Every exercise part is registered under a stable key such as ``"ex-3-1-1a"`` with a function that
+computes the expected answer from the library itself (so no answer is typed in twice), its unit and
+a hint. :func:`check` never raises: whatever the reader passes, it returns a :class:`Feedback` whose
+text says what to do next.
+
+The rules the checker applies, the same for every part:
+
+* **Tolerance.** A real number is accepted within 1% of the expected value (any answer given to three
+  significant figures passes); a number read off a least-squares fit within 3% (fits done in other
+  reasonable ways differ by that much); where the exercise asks for *n* significant figures, when it is
+  correctly rounded to *n* significant figures. Counts and other whole numbers are checked exactly;
+  word answers exactly, after case, spacing, hyphens and underscores, a trailing "scaling" or "bound"
+  and the part's listed synonyms are set aside. Feedback on a wrong answer states the rule.
+* **Bands, not distances.** A wrong number is placed in a band (within 5%, within 25%, within a factor
+  of 2, within a factor of 10, further) with its direction; the checker never prints how far off it is.
+* **Slips.** A number that would be right in another unit of the same kind (seconds for days, bytes for
+  GB, a percentage for a fraction, ...) is named as a unit slip. For probabilities and shares, an answer
+  that is one minus the expected value is named as the complement.
+
+The check does not compare the answer with the expected value directly. Each expected value is *sealed*
+first: the numbers the rule accepts, and each band, are cut into bins on a fixed logarithmic grid, and
+only salted hashes of those bins are kept (:class:`Seal`). An answer is checked by hashing the bins it
+falls in. The book computes the seals from the library when a part is first checked; the student edition
+ships only the seals (``sealed.json``, written by ``tools/student.py``), so it gives the same verdicts
+without holding any expected answer.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
+import json
 import math
 import numbers
+import re
+import secrets
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-__all__ = ["Feedback", "Part", "register", "check", "expected_answer", "registered_keys"]
+__all__ = ["Feedback", "Part", "register", "check", "registered_keys", "UNITS"]
 
 UNANSWERED = (None, Ellipsis)
 STATUSES = ("correct", "incorrect", "unanswered", "invalid", "unknown")
@@ -57,31 +83,413 @@ class Feedback:
         )
 
 
+# --- units -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Unit:
+    """The unit of an answer: how it is printed, how the reader is asked for it, and its family.
+
+    Units of one family differ by a known factor (``scale`` in the family's base unit); an answer that
+    is right in another unit of the family is named as a unit slip.
+    """
+
+    key: str
+    symbol: str                  #: printed after a value in a verdict ("" for plain numbers and counts)
+    phrase: str                  #: completes "Answer ...": "in milliseconds (ms)"
+    family: str = ""
+    scale: float = 1.0
+    name: str = ""               #: "seconds": used when a slip into this unit is named
+    count: bool = False          #: a whole number of things
+
+
+def _family(family: str, members: Sequence[tuple[str, str, str, float, str]]) -> dict[str, Unit]:
+    return {key: Unit(key, symbol, phrase, family, scale, name) for key, symbol, phrase, scale, name in members}
+
+
+UNITS: dict[str, Unit] = {
+    **_family("time", [
+        ("µs", " µs", "in microseconds (µs)", 1e-6, "microseconds"),
+        ("ms", " ms", "in milliseconds (ms)", 1e-3, "milliseconds"),
+        ("s", " s", "in seconds (s)", 1.0, "seconds"),
+        ("min", " min", "in minutes", 60.0, "minutes"),
+        ("h", " h", "in hours", 3600.0, "hours"),
+        ("days", " days", "in days", 86400.0, "days"),
+    ]),
+    **_family("bytes", [
+        ("bytes", " bytes", "in bytes", 1.0, "bytes"),
+        ("KB", " KB", "in KB (1e3 bytes)", 1e3, "KB"),
+        ("MB", " MB", "in MB (1e6 bytes)", 1e6, "MB"),
+        ("GB", " GB", "in GB (1e9 bytes)", 1e9, "GB"),
+        ("TB", " TB", "in TB (1e12 bytes)", 1e12, "TB"),
+    ]),
+    **_family("byte rate", [
+        ("bytes/s", " bytes/s", "in bytes per second", 1.0, "bytes/s"),
+        ("MB/s", " MB/s", "in MB/s (1e6 bytes per second)", 1e6, "MB/s"),
+        ("GB/s", " GB/s", "in GB/s (1e9 bytes per second)", 1e9, "GB/s"),
+        ("TB/s", " TB/s", "in TB/s (1e12 bytes per second)", 1e12, "TB/s"),
+    ]),
+    **_family("flops", [
+        ("FLOPs", " FLOPs", "in FLOPs (single operations, not GFLOPs or TFLOPs)", 1.0, "FLOPs"),
+        ("GFLOPs", " GFLOPs", "in GFLOPs (1e9 FLOPs)", 1e9, "GFLOPs"),
+        ("TFLOPs", " TFLOPs", "in TFLOPs (1e12 FLOPs)", 1e12, "TFLOPs"),
+    ]),
+    **_family("flop rate", [
+        ("FLOP/s", " FLOP/s", "in FLOP/s", 1.0, "FLOP/s"),
+        ("GFLOP/s", " GFLOP/s", "in GFLOP/s (1e9 FLOP/s)", 1e9, "GFLOP/s"),
+        ("TFLOP/s", " TFLOP/s", "in TFLOP/s (1e12 FLOP/s)", 1e12, "TFLOP/s"),
+        ("PFLOP/s", " PFLOP/s", "in PFLOP/s (1e15 FLOP/s)", 1e15, "PFLOP/s"),
+    ]),
+    **_family("money", [
+        ("$", "", "in dollars", 1.0, "dollars"),
+        ("thousand $", "", "in thousands of dollars", 1e3, "thousands of dollars"),
+        ("million $", "", "in millions of dollars", 1e6, "millions of dollars"),
+    ]),
+    **_family("price per token", [
+        ("$ per token", "", "in dollars per token", 1e-6, "dollars per token"),
+        ("$ per thousand tokens", "", "in dollars per thousand tokens", 1e-3, "dollars per thousand tokens"),
+        ("$ per million tokens", "", "in dollars per million tokens", 1.0, "dollars per million tokens"),
+    ]),
+    **_family("share", [
+        ("fraction", "", "as a fraction (0.25, not 25%)", 1.0, "a fraction"),
+        ("%", " %", "as a percentage (25 for 25%)", 0.01, "a percentage"),
+        ("efficiency", "", "as a plain number (0.8 for 80%; it may exceed 1)", 1.0, "an efficiency"),
+    ]),
+    **_family("device time", [
+        ("GPU-seconds", "", "in GPU-seconds", 1.0, "GPU-seconds"),
+        ("GPU-ms", "", "in GPU-milliseconds", 1e-3, "GPU-milliseconds"),
+        ("GPU-hours", "", "in GPU-hours", 3600.0, "GPU-hours"),
+    ]),
+    **_family("tokens", [
+        ("tokens", " tokens", "in tokens", 1.0, "tokens"),
+        ("thousand tokens", "", "in thousands of tokens", 1e3, "thousands of tokens"),
+        ("million tokens", "", "in millions of tokens", 1e6, "millions of tokens"),
+    ]),
+    **_family("token rate", [
+        ("tokens/s", " tokens/s", "in tokens per second", 1.0, "tokens per second"),
+        ("tokens/ms", " tokens/ms", "in tokens per millisecond", 1e3, "tokens per millisecond"),
+        ("tokens/min", " tokens/min", "in tokens per minute", 1 / 60, "tokens per minute"),
+        ("tokens/h", " tokens/h", "in tokens per hour", 1 / 3600, "tokens per hour"),
+    ]),
+    **_family("request rate", [
+        ("requests/s", " requests/s", "in requests per second", 1.0, "requests per second"),
+        ("requests/ms", " requests/ms", "in requests per millisecond", 1e3, "requests per millisecond"),
+        ("requests/min", " requests/min", "in requests per minute", 1 / 60, "requests per minute"),
+        ("requests/h", " requests/h", "in requests per hour", 1 / 3600, "requests per hour"),
+    ]),
+    # no family: a slip into another unit is not plausible
+    "ratio": Unit("ratio", "", "as a plain ratio (no unit)"),
+    "speedup": Unit("speedup", "", "as a speedup: a plain ratio, no unit"),
+    "factor": Unit("factor", "", "as a factor: a plain number, 2 for twice"),
+    "FLOP/byte": Unit("FLOP/byte", " FLOP/byte", "in FLOP per byte"),
+    "T(1)": Unit("T(1)", "", "in units of the one-worker time T(1) (a plain number)"),
+    "n_step,min": Unit("n_step,min", "", "in units of n_step,min (a plain number)"),
+    "D_tok,min": Unit("D_tok,min", "", "in units of D_tok,min (a plain number)"),
+    "coefficient": Unit("coefficient", "", "as a plain number (a fitted coefficient)"),
+    "worker count": Unit("worker count", "", "as a number of workers (a real number: do not round it)"),
+    "time units": Unit("time units", "", "in unit times (one addition takes one)"),
+    "matrix order": Unit("matrix order", "", "as a whole number: the order x of the matrices", count=True),
+    "requests": Unit("requests", "", "as a number of requests (it need not be whole)"),
+    "sequences": Unit("sequences", "", "as a batch size in sequences (it need not be whole)"),
+    "forward passes": Unit("forward passes", "", "in units of one forward pass of one micro-batch on one stage",
+                           count=True),
+    "unit steps": Unit("unit steps", "", "in unit time steps (one addition each)", count=True),
+}
+
+#: Things an answer may count; each is a unit "as a whole number of ...".
+COUNT_NOUNS = ("GPUs", "workers", "replicas", "processors", "micro-batches", "sequences in the batch",
+               "tokens in the batch", "additions", "operations", "unit steps", "layers")
+for _noun in COUNT_NOUNS:
+    UNITS.setdefault(_noun, Unit(_noun, "", f"as a whole number of {_noun}", count=True))
+
+
+def get_unit(key: str) -> Unit:
+    """The :class:`Unit` named ``key`` (see :data:`UNITS`)."""
+    if key not in UNITS:
+        raise ValueError(f"unknown unit {key!r}; known units: {', '.join(UNITS)}")
+    return UNITS[key]
+
+
+def _slips(unit: Unit) -> list[tuple[float, Unit]]:
+    """(factor, other unit) for every unit of the family: an answer ``x`` in ``other`` is ``expected * factor``."""
+    if not unit.family:
+        return []
+    return [(unit.scale / u.scale, u) for u in UNITS.values() if u.family == unit.family and u.key != unit.key]
+
+
+# --- tolerance rules -----------------------------------------------------------------------------------
+
+REL_TOL = 0.01      #: derived quantities
+FIT_TOL = 0.03      #: quantities read off a least-squares fit
+
+
+@dataclass(frozen=True)
+class Rule:
+    """How close an answer must be: ``rel`` (relative), ``sig`` (correctly rounded to n figures) or ``exact``."""
+
+    kind: str
+    value: float = 0.0
+
+    def text(self) -> str:
+        if self.kind == "exact":
+            return "checked exactly"
+        if self.kind == "sig":
+            return f"accepted when correctly rounded to {int(self.value)} significant figures"
+        return f"accepted within {self.value:.0%}"
+
+    def accept_step(self) -> float:
+        """Width, in natural-log units, of the bins that cover the accepted interval (fixed per rule)."""
+        if self.kind == "sig":
+            return 10.0 ** -self.value / 16
+        return math.log1p(self.value) / 16
+
+    def interval(self, expected: float) -> tuple[float, float]:
+        e = abs(expected)
+        if self.kind == "sig":
+            half = 0.5 * 10.0 ** (math.floor(math.log10(e)) - int(self.value) + 1)
+            lo, hi = e - half, e + half
+        else:
+            lo, hi = e * (1 - self.value), e * (1 + self.value)
+        return lo * (1 - 1e-12), hi * (1 + 1e-12)
+
+
+# --- sealing --------------------------------------------------------------------------------------------
+
+#: The bands of a wrong answer: (upper factor, lower factor, words); the last one catches everything else.
+BANDS = (
+    (1.05, 0.95, "within 5%"),
+    (1.25, 0.75, "within 25%"),
+    (2.0, 0.5, "within a factor of 2"),
+    (10.0, 0.1, "within a factor of 10"),
+    (1e15, 1e-15, "by more than a factor of 10"),
+)
+#: Grid steps of the bands, in natural-log units (fixed, so a seal says nothing about its value).
+BAND_STEPS = (math.log(1.05) / 8, math.log(1.25) / 8, math.log(2.0) / 8, math.log(10.0) / 8, math.log(10.0))
+#: Every hash list of a seal is padded with random decoys to these lengths, so its length tells nothing.
+_PAD = {"accept_rel": 36, "accept_sig": 168, "accept_exact": 1, "side": 12, "side_far": 16, "near": 1}
+_HASH_BYTES = 6
+
+
+def _h(salt: bytes, tag: str, value) -> bytes:
+    return hashlib.blake2b(f"{tag}|{value}".encode(), digest_size=_HASH_BYTES, key=salt).digest()
+
+
+def _bin(x: float, step: float) -> int:
+    return math.floor(math.log(abs(x)) / step)
+
+
+def _bins_overlapping(lo: float, hi: float, step: float) -> range:
+    return range(_bin(lo, step), _bin(hi, step) + 1)
+
+
+def _sign(x: float) -> int:
+    return (x > 0) - (x < 0)
+
+
+def _pad(hashes: set[bytes], size: int) -> list[bytes]:
+    out = set(hashes)
+    while len(out) < size:
+        out.add(secrets.token_bytes(_HASH_BYTES))
+    return sorted(out)
+
+
+@dataclass
+class Seal:
+    """One expected value, sealed: salted hashes of what the rule accepts and of each band.
+
+    A seal answers two questions about a reader's ``x`` without holding the value: is ``x`` accepted,
+    and in which band (and on which side) does it lie.
+    """
+
+    kind: str                           #: "number" or "word"
+    rule: Rule
+    salt: bytes
+    accept: frozenset = frozenset()
+    sign: bytes = b""
+    bands: tuple = ()                   #: per band: (high hashes, low hashes, near hashes)
+
+    @classmethod
+    def of_number(cls, expected, rule: Rule, salt: bytes | None = None, pad: bool = False) -> Seal:
+        salt = salt or secrets.token_bytes(16)
+        e = float(expected)
+        if not math.isfinite(e) or e == 0:
+            raise ValueError(f"cannot seal the expected value {expected!r}: it must be finite and non-zero")
+        accept: set[bytes] = set()
+        if rule.kind == "exact":
+            if e != round(e):
+                raise ValueError(f"an exact rule needs a whole expected value, got {expected!r}")
+            accept.add(_h(salt, "int", int(round(e))))
+        else:
+            lo, hi = rule.interval(e)
+            step = rule.accept_step()
+            accept.update(_h(salt, "a", (_sign(e), b)) for b in _bins_overlapping(lo, hi, step))
+        bands = []
+        for i, ((up, down, _), step) in enumerate(zip(BANDS, BAND_STEPS)):
+            high, low, near = set(), set(), set()
+            ln_e = math.log(abs(e))
+            for b in _bins_overlapping(abs(e) * down, abs(e) * up, step):
+                h = _h(salt, f"L{i}", (_sign(e), b))
+                if b * step > ln_e:
+                    high.add(h)
+                elif (b + 1) * step <= ln_e:
+                    low.add(h)
+                else:
+                    near.add(h)
+            if pad:
+                side = _PAD["side_far"] if i == len(BANDS) - 1 else _PAD["side"]
+                high, low, near = _pad(high, side), _pad(low, side), _pad(near, _PAD["near"])
+            bands.append((frozenset(high), frozenset(low), frozenset(near)))
+        if pad:
+            accept = set(_pad(accept, _PAD[f"accept_{rule.kind}"]))
+        return cls("number", rule, salt, frozenset(accept), _h(salt, "sign", _sign(e)), tuple(bands))
+
+    @classmethod
+    def of_word(cls, canonical: str, salt: bytes | None = None) -> Seal:
+        salt = salt or secrets.token_bytes(16)
+        return cls("word", Rule("exact"), salt, frozenset({_h(salt, "w", canonical)}))
+
+    # --- questions a seal answers
+    def accepts(self, x) -> bool:
+        if self.kind == "word":
+            return _h(self.salt, "w", x) in self.accept
+        x = float(x)
+        if not math.isfinite(x) or x == 0:
+            return False
+        if self.rule.kind == "exact":
+            return x == round(x) and _h(self.salt, "int", int(round(x))) in self.accept
+        return _h(self.salt, "a", (_sign(x), _bin(x, self.rule.accept_step()))) in self.accept
+
+    def same_sign(self, x: float) -> bool:
+        return _h(self.salt, "sign", _sign(x)) == self.sign
+
+    def band(self, x: float) -> tuple[int, str]:
+        """(band index, side): side is "high", "low" or "near"; (len(BANDS), "") when beyond every band."""
+        for i, ((high, low, near), step) in enumerate(zip(self.bands, BAND_STEPS)):
+            h = _h(self.salt, f"L{i}", (_sign(x), _bin(x, step)))
+            for side, hashes in (("high", high), ("low", low), ("near", near)):
+                if h in hashes:
+                    return i, side
+        return len(BANDS), ""
+
+    # --- storage
+    def to_json(self) -> dict:
+        def blob(hashes) -> str:
+            return base64.b64encode(b"".join(sorted(hashes))).decode()
+
+        out = {"kind": self.kind, "rule": [self.rule.kind, self.rule.value], "salt": self.salt.hex(),
+               "accept": blob(self.accept)}
+        if self.kind == "number":
+            out["sign"] = self.sign.hex()
+            out["bands"] = [[blob(h), blob(lo), blob(n)] for h, lo, n in self.bands]
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict) -> Seal:
+        def unblob(text: str) -> frozenset:
+            raw = base64.b64decode(text)
+            return frozenset(raw[i:i + _HASH_BYTES] for i in range(0, len(raw), _HASH_BYTES))
+
+        rule = Rule(data["rule"][0], float(data["rule"][1]))
+        seal = cls(data["kind"], rule, bytes.fromhex(data["salt"]), unblob(data["accept"]))
+        if seal.kind == "number":
+            seal.sign = bytes.fromhex(data["sign"])
+            seal.bands = tuple(tuple(unblob(t) for t in band) for band in data["bands"])
+        return seal
+
+
+# --- parts ----------------------------------------------------------------------------------------------
+
+
 @dataclass(frozen=True)
 class Part:
     """One checkable answer.
 
     ``kind`` is one of:
 
-    * ``"number"``: a real number, compared with ``rel_tol`` (relative) or
-      ``abs_tol`` (absolute), whichever is looser;
-    * ``"numbers"``: a list of real numbers, each compared the same way;
-    * ``"choice"``: one word from ``choices`` (case and spaces ignored);
+    * ``"number"``: a real number;
+    * ``"numbers"``: a list of real numbers, each checked on its own;
+    * ``"choice"``: one word from ``choices``;
     * ``"choices"``: a list of such words, one per item.
+
+    ``unit`` names a unit of :data:`UNITS` (for a list, one unit for every entry or a tuple of one per
+    entry). The tolerance follows from the part: ``whole`` (a count: exact), ``sig`` (the exercise asks
+    for that many significant figures), ``fit`` (read off a least-squares fit: 3%), otherwise 1%.
+    ``whole`` may also be a tuple, one flag per entry. ``share`` marks probabilities and shares, whose
+    complement (1 - p) is named when given; ``complement`` may say what that complement is.
+    ``rounding`` ("up", "down", "none" or a short phrase) says how a count is rounded. ``choices`` lists the words
+    accepted, each with optional synonyms: ``{"ring": ("ring all-reduce",), ...}``.
     """
 
     key: str
-    expected: Callable[[], Any]
+    expected: Callable[[], Any] | None = None
     kind: str = "number"
-    rel_tol: float = 1e-3
-    abs_tol: float = 0.0
-    choices: tuple[str, ...] = ()
+    unit: str | tuple[str, ...] = ""
     hint: str = ""
-    unit: str = ""
-    whole: bool = field(default=False)  #: the answer must be a whole number (a count of workers)
+    whole: bool | tuple[bool, ...] = False
+    sig: int = 0
+    fit: bool = False
+    share: bool = False
+    complement: str = ""
+    rounding: str = "none"
+    choices: tuple[str, ...] | Mapping[str, tuple[str, ...]] = ()
+    size: int = 0                       #: number of entries of a list part (filled in when sealed)
+    rel_tol: float | None = None        #: no longer used: the chapter's rule sets every tolerance
+    abs_tol: float | None = None        #: no longer used
+
+    # --- what the rule and the unit are for entry i
+    def unit_of(self, i: int = 0) -> Unit:
+        key = self.unit[i] if isinstance(self.unit, tuple) else self.unit
+        return get_unit(key)
+
+    def whole_of(self, i: int = 0) -> bool:
+        return bool(self.whole[i] if isinstance(self.whole, tuple) else self.whole)
+
+    def rule_of(self, i: int = 0) -> Rule:
+        if self.whole_of(i):
+            return Rule("exact")
+        if self.sig:
+            return Rule("sig", self.sig)
+        return Rule("rel", FIT_TOL if self.fit else REL_TOL)
+
+    def choice_map(self) -> dict[str, str]:
+        """Every accepted spelling, normalised, mapped to its canonical choice."""
+        items = self.choices.items() if isinstance(self.choices, Mapping) else ((c, ()) for c in self.choices)
+        out: dict[str, str] = {}
+        for canonical, synonyms in items:
+            for spelling in (canonical, *synonyms, *_DEFAULT_SYNONYMS.get(canonical, ())):
+                out[_normalise_word(spelling)] = canonical
+        return out
+
+    def canonical_choices(self) -> list[str]:
+        return list(self.choices.keys() if isinstance(self.choices, Mapping) else self.choices)
+
+    def metadata(self) -> dict:
+        """Everything about the part except its answer (what the student edition stores)."""
+        out = {name: getattr(self, name) for name in ("key", "kind", "hint", "sig", "fit", "share", "complement",
+                                                      "rounding", "size")}
+        out["unit"] = list(self.unit) if isinstance(self.unit, tuple) else self.unit
+        out["whole"] = list(self.whole) if isinstance(self.whole, tuple) else self.whole
+        out["choices"] = {c: list(s) for c, s in self.choices.items()} if isinstance(self.choices, Mapping) \
+            else list(self.choices)
+        return out
+
+    @classmethod
+    def from_metadata(cls, data: dict) -> Part:
+        data = dict(data)
+        for name in ("unit", "whole"):
+            if isinstance(data[name], list):
+                data[name] = tuple(data[name])
+        if isinstance(data["choices"], dict):
+            data["choices"] = {c: tuple(s) for c, s in data["choices"].items()}
+        else:
+            data["choices"] = tuple(data["choices"])
+        return cls(**data)
 
 
+_DEFAULT_SYNONYMS = {"yes": ("y", "true"), "no": ("n", "false")}
 _REGISTRY: dict[str, Part] = {}
+_SEALS: dict[str, list[Seal]] = {}
+SEALED_FILE = Path(__file__).with_name("sealed.json")
 
 
 def register(*parts: Part) -> None:
@@ -91,6 +499,14 @@ def register(*parts: Part) -> None:
             raise ValueError(f"unknown kind {part.kind!r} for {part.key}")
         if part.key in _REGISTRY:
             raise ValueError(f"exercise part {part.key!r} is registered twice")
+        if part.kind in ("choice", "choices"):
+            if not part.choices:
+                raise ValueError(f"{part.key}: a word answer needs its choices")
+        else:
+            if not part.unit:
+                raise ValueError(f"{part.key}: a number needs its unit (a key of UNITS, e.g. 'ms' or 'ratio')")
+            for key in (part.unit if isinstance(part.unit, tuple) else (part.unit,)):
+                get_unit(key)
         _REGISTRY[part.key] = part
 
 
@@ -99,9 +515,60 @@ def registered_keys() -> list[str]:
     return list(_REGISTRY)
 
 
+# --- full edition only ---
 def expected_answer(key: str):
-    """The expected answer of a registered part, as the library computes it (for tests and instructors)."""
-    return _REGISTRY[key].expected()
+    """The expected answer of a registered part, as the library computes it (for tests and instructors).
+
+    Only the book has it: the student edition holds sealed answers and no such function.
+    """
+    part = _REGISTRY[key]
+    if part.expected is None:
+        raise KeyError(f"{key}: this edition holds no expected answers")
+    return part.expected()
+
+
+def seal_all(pad: bool = True) -> dict:
+    """The sealed table of every registered part (fresh salts), for the student edition."""
+    return {"version": 1, "parts": [{"part": _with_size(part).metadata(),
+                                      "seals": [s.to_json() for s in _build_seals(part, pad=pad)]}
+                                     for part in _REGISTRY.values()]}
+
+
+def _with_size(part: Part) -> Part:
+    if part.kind in ("numbers", "choices"):
+        return Part(**{**part.__dict__, "size": len(list(part.expected()))})
+    return part
+# --- end full edition only ---
+
+
+def load_sealed(path: Path | str = SEALED_FILE) -> int:
+    """Register every part of a sealed table (the student edition's ``sealed.json``); returns how many."""
+    data = json.loads(Path(path).read_text())
+    for item in data["parts"]:
+        part = Part.from_metadata(item["part"])
+        register(part)
+        _SEALS[part.key] = [Seal.from_json(s) for s in item["seals"]]
+    return len(data["parts"])
+
+
+def _build_seals(part: Part, pad: bool = False) -> list[Seal]:
+    value = part.expected()
+    if part.kind == "number":
+        return [Seal.of_number(value, part.rule_of(0), pad=pad)]
+    if part.kind == "numbers":
+        return [Seal.of_number(v, part.rule_of(i), pad=pad) for i, v in enumerate(list(value))]
+    words = [value] if part.kind == "choice" else list(value)
+    canon = part.choice_map()
+    return [Seal.of_word(canon[_normalise_word(w)]) for w in words]
+
+
+def _seals(part: Part) -> list[Seal]:
+    if part.key not in _SEALS:
+        _SEALS[part.key] = _build_seals(part)
+    return _SEALS[part.key]
+
+
+# --- judging one number ---------------------------------------------------------------------------------
 
 
 def _is_real(value) -> bool:
@@ -114,46 +581,100 @@ def _fmt(value) -> str:
     return str(value)
 
 
-# Factors that betray a slip of unit rather than of reasoning (ms for s, MB for GB, ...).
-_UNIT_SLIPS = (1e3, 1e6, 1e9, 1e12)
+def _factor_text(factor: float) -> str:
+    f = max(factor, 1 / factor)
+    return f"{round(f):,}" if abs(f - round(f)) < 1e-6 * f else f"{f:,.3g}"
 
 
-def _close_to(ratio: float, target: float, tol: float) -> bool:
-    return abs(ratio - target) <= target * max(tol, 1e-3)
+_ROUNDING = {
+    "up": "round up: a part of one still needs a whole one",
+    "down": "round down: only whole ones count",
+    "none": "it comes out whole, with no rounding",
+}
 
 
-def _compare_number(part: Part, given, expected) -> tuple[bool, str]:
-    if part.whole and float(given) != round(float(given)):
-        return False, f"{_fmt(given)} is not a whole number; this answer counts something"
-    tol = max(part.abs_tol, part.rel_tol * abs(expected))
-    diff = float(given) - float(expected)
-    if abs(diff) <= tol:
-        return True, f"{_fmt(given)}{part.unit} is right"
-    direction = "high" if diff > 0 else "low"
-    if expected != 0:
-        ratio = float(given) / float(expected)
-        percent = part.unit.strip() == "%"
-        # a probability or share given as its complement (1 - p: "no leaf slow" for "some leaf slow")
-        if not part.unit and 0 < float(expected) < 1 and abs(float(given) - (1 - float(expected))) <= tol:
-            return False, f"{_fmt(given)} is 1 minus the expected value: the complement of what is asked?"
-        # a fraction (|answer| <= 1, no unit) given as a percentage, or a percentage given as a fraction
-        if not part.unit and 0 < abs(float(expected)) <= 1 and _close_to(ratio, 100, part.rel_tol):
-            return False, f"{_fmt(given)} is 100 times the expected value: a percentage where a fraction is asked?"
-        if percent and _close_to(ratio, 0.01, part.rel_tol):
-            return False, f"{_fmt(given)} is a hundredth of the expected value: a fraction where a percentage is asked?"
-        if part.unit and not percent:
-            for factor in _UNIT_SLIPS:
-                if _close_to(ratio, factor, part.rel_tol) or _close_to(ratio, 1 / factor, part.rel_tol):
-                    return False, (f"{_fmt(given)} is off by a factor of {factor:,.0f}: check the unit "
-                                   f"(the answer is in{part.unit})")
-        return False, f"{_fmt(given)}{part.unit} is {abs(diff) / abs(expected):.1%} too {direction}"
-    return False, f"{_fmt(given)}{part.unit} is {abs(diff):.3g} too {direction}"
+def _rounding(part: Part) -> str:
+    return _ROUNDING.get(part.rounding, part.rounding)
+
+
+def _judge(part: Part, i: int, seal: Seal, x) -> tuple[bool, str]:
+    """(right?, message) for entry ``i`` of ``part`` answered with the real number ``x``."""
+    unit = part.unit_of(i)
+    shown = f"{_fmt(x)}{unit.symbol}"
+    if seal.accepts(x):
+        return True, f"{shown} is right"
+    xf = float(x)
+    if part.share and math.isfinite(1 - xf) and seal.accepts(1 - xf):
+        what = f"did you compute {part.complement} (the complement)?" if part.complement else \
+            "the complement of what is asked?"
+        return False, f"{_fmt(x)} is 1 minus the answer: {what}"
+    for factor, other in _slips(unit):
+        if seal.accepts(xf / factor):
+            if unit.family == "share":
+                asked = "a fraction where a percentage is asked" if unit.key == "%" else \
+                    "a percentage where a fraction is asked"
+                return False, f"{_fmt(x)} is off by a factor of 100: {asked}?"
+            return False, (f"{_fmt(x)} is off by a factor of {_factor_text(factor)}: check the unit "
+                           f"(the answer is in {unit.symbol.strip() or unit.name}); "
+                           f"it looks like the answer in {other.name}")
+    if part.whole_of(i) and xf != round(xf):
+        return False, f"{_fmt(x)} is not a whole number: the answer is {unit.phrase.removeprefix('as ')} " \
+                      f"({_rounding(part)})"
+    if xf == 0:
+        return False, f"{shown} is zero, and the answer is not"
+    if not seal.same_sign(xf):
+        return False, f"{shown} has the wrong sign"
+    index, side = seal.band(xf)
+    if index == len(BANDS):
+        where = "far off"
+    elif side == "near":
+        where = f"close ({BANDS[index][2]}) but outside the tolerance"
+    elif index == 0:
+        where = f"close, but too {side} ({BANDS[0][2]})"
+    elif index == len(BANDS) - 1:
+        where = f"too {side} {BANDS[index][2]}"
+    else:
+        where = f"too {side} ({BANDS[index][2]})"
+    message = f"{shown} is not right: {where}"
+    if part.whole_of(i):
+        message += f"; whole numbers are checked exactly ({_rounding(part)})"
+    return False, message
+
+
+def _how_to_answer(part: Part, entries: int = 1) -> str:
+    """ "Answer in ms; accepted within 1%." for a part, or one clause per kind of entry for a list."""
+    if part.kind in ("choice", "choices"):
+        options = _options(part)
+        return f"Answer with {'one word' if part.kind == 'choice' else 'one word per item'}: {options} " \
+               "(case, spaces, hyphens and underscores do not matter)."
+    idx = range(max(entries, 1))
+    phrases = [part.unit_of(i).phrase for i in idx]
+    rules = [part.rule_of(i).text() for i in idx]
+    if len(set(phrases)) == 1 and len(set(rules)) == 1:
+        head = "Answer each entry " if part.kind == "numbers" else "Answer "
+        return f"{head}{phrases[0]}; {rules[0]}."
+    clauses = [f"entry {i + 1} {p}, {r}" for i, (p, r) in enumerate(zip(phrases, rules))]
+    return "Answer " + "; ".join(clauses) + "."
+
+
+def _end(sentence: str) -> str:
+    return sentence if sentence.endswith(("?", ".")) else sentence + "."
+
+
+def _options(part: Part) -> str:
+    names = [repr(c) for c in part.canonical_choices()]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+
+# --- reading the reader's answer ----------------------------------------------------------------------
 
 
 def _normalise_word(value: str) -> str:
-    """Case, hyphens and spaces ignored; a trailing "bound" too ("memory-bound" reads as "memory")."""
-    words = value.strip().lower().replace("-", " ").split()
-    if len(words) > 1 and words[-1] == "bound":
+    """Case, quotes, hyphens, underscores, "+" and spacing ignored; a trailing "scaling" or "bound" too
+    ("latency-bound" reads as "latency", "Gustafson scaling" as "gustafson")."""
+    text = re.sub(r"[-_+/,.:;'\"`]", " ", value.strip().lower())
+    words = text.split()
+    while len(words) > 1 and words[-1] in ("bound", "scaling", "limited"):
         words = words[:-1]
     return " ".join(words)
 
@@ -188,77 +709,89 @@ def _scalar(given):
 
 def _number_feedback(part: Part, given) -> Feedback:
     given = _scalar(given)
+    how = _how_to_answer(part)
     if isinstance(given, str):
-        return Feedback(part.key, "invalid", f"expected a number, got the text {given!r}", part.hint)
+        return Feedback(part.key, "invalid", f"expected a number, got the text {given!r}. {how}", part.hint)
     if not _is_real(given):
-        return Feedback(part.key, "invalid", f"expected a number, got {type(given).__name__}", part.hint)
+        return Feedback(part.key, "invalid", f"expected a number, got {type(given).__name__}. {how}", part.hint)
     if not math.isfinite(float(given)):
-        return Feedback(part.key, "invalid", f"expected a finite number, got {given}", part.hint)
-    ok, msg = _compare_number(part, given, part.expected())
-    return Feedback(part.key, "correct" if ok else "incorrect", msg, part.hint)
+        return Feedback(part.key, "invalid", f"expected a finite number, got {given}. {how}", part.hint)
+    ok, msg = _judge(part, 0, _seals(part)[0], given)
+    if ok:
+        return Feedback(part.key, "correct", msg)
+    return Feedback(part.key, "incorrect", f"{_end(msg)} {how}", part.hint)
 
 
 def _numbers_feedback(part: Part, given) -> Feedback:
     items = _as_list(given)
-    expected = list(part.expected())
+    seals = _seals(part)
+    n = len(seals)
+    how = _how_to_answer(part, n)
     if items is None:
-        return Feedback(part.key, "invalid", f"expected a list of {len(expected)} numbers", part.hint)
-    if len(items) != len(expected):
-        return Feedback(part.key, "invalid", f"expected {len(expected)} numbers, got {len(items)}", part.hint)
+        return Feedback(part.key, "invalid", f"expected a list of {n} numbers. {how}", part.hint)
+    if len(items) != n:
+        return Feedback(part.key, "invalid", f"expected {n} numbers, got {len(items)}. {how}", part.hint)
     notes = []
-    for i, (g, e) in enumerate(zip(items, expected), start=1):
+    for i, (g, seal) in enumerate(zip(items, seals)):
         g = _scalar(g)
         if g in UNANSWERED:
-            return Feedback(part.key, "unanswered", f"not answered yet: entry {i} is still ...")
+            return Feedback(part.key, "unanswered", f"not answered yet: entry {i + 1} is still ...")
         if not _is_real(g) or not math.isfinite(float(g)):
-            return Feedback(part.key, "invalid", f"entry {i} should be a number, got {g!r}", part.hint)
-        ok, msg = _compare_number(part, g, e)
+            return Feedback(part.key, "invalid", f"entry {i + 1} should be a number, got {g!r}. {how}", part.hint)
+        ok, msg = _judge(part, i, seal, g)
         if not ok:
-            notes.append(f"entry {i}: {msg}")
+            notes.append(f"entry {i + 1}: {msg}")
     if not notes:
-        return Feedback(part.key, "correct", f"all {len(expected)} entries are right")
-    right = len(expected) - len(notes)
-    return Feedback(part.key, "incorrect", f"{right} of {len(expected)} right; " + "; ".join(notes), part.hint)
+        return Feedback(part.key, "correct", f"all {n} entries are right")
+    right = n - len(notes)
+    return Feedback(part.key, "incorrect", _end(f"{right} of {n} right; " + "; ".join(notes)) + f" {how}",
+                    part.hint)
 
 
-def _choice_ok(part: Part, given: str, expected: str) -> bool:
-    return _normalise_word(given) == _normalise_word(expected)
+def _canonical(part: Part, given) -> str | None:
+    """The canonical choice the reader's word stands for, or None."""
+    if isinstance(given, bool) and {"yes", "no"} <= set(part.canonical_choices()):
+        return "yes" if given else "no"
+    if not isinstance(given, str):
+        return None
+    return part.choice_map().get(_normalise_word(given))
 
 
 def _choice_feedback(part: Part, given) -> Feedback:
-    options = ", ".join(repr(c) for c in part.choices)
-    if not isinstance(given, str):
-        return Feedback(part.key, "invalid", f"expected one of {options}", part.hint)
-    if _normalise_word(given) not in {_normalise_word(c) for c in part.choices}:
-        return Feedback(part.key, "invalid", f"{given!r} is not one of {options}", part.hint)
-    if _choice_ok(part, given, part.expected()):
+    how = _how_to_answer(part)
+    word = _canonical(part, given)
+    if word is None:
+        shown = repr(given) if isinstance(given, str) else type(given).__name__
+        return Feedback(part.key, "invalid", f"{shown} is not one of the choices. {how}", part.hint)
+    if _seals(part)[0].accepts(word):
         return Feedback(part.key, "correct", f"{given!r} is right")
-    return Feedback(part.key, "incorrect", f"{given!r} is not right", part.hint)
+    return Feedback(part.key, "incorrect", f"{given!r} is not right. {how}", part.hint)
 
 
 def _choices_feedback(part: Part, given) -> Feedback:
     items = _as_list(given)
-    expected = list(part.expected())
-    options = ", ".join(repr(c) for c in part.choices)
+    seals = _seals(part)
+    n = len(seals)
+    how = _how_to_answer(part)
     if items is None:
-        return Feedback(part.key, "invalid", f"expected a list of {len(expected)} answers from {options}", part.hint)
-    if len(items) != len(expected):
-        return Feedback(part.key, "invalid", f"expected {len(expected)} answers, got {len(items)}", part.hint)
+        return Feedback(part.key, "invalid", f"expected a list of {n} answers. {how}", part.hint)
+    if len(items) != n:
+        return Feedback(part.key, "invalid", f"expected {n} answers, got {len(items)}. {how}", part.hint)
     wrong = []
-    valid = {_normalise_word(c) for c in part.choices}
-    for i, (g, e) in enumerate(zip(items, expected), start=1):
+    for i, (g, seal) in enumerate(zip(items, seals), start=1):
         if g in UNANSWERED:
             return Feedback(part.key, "unanswered", f"not answered yet: item {i} is still ...")
-        if not isinstance(g, str) or _normalise_word(g) not in valid:
-            return Feedback(part.key, "invalid", f"item {i}: {g!r} is not one of {options}", part.hint)
-        if not _choice_ok(part, g, e):
+        word = _canonical(part, g)
+        if word is None:
+            return Feedback(part.key, "invalid", f"item {i}: {g!r} is not one of the choices. {how}", part.hint)
+        if not seal.accepts(word):
             wrong.append(str(i))
     if not wrong:
-        return Feedback(part.key, "correct", f"all {len(expected)} are right")
+        return Feedback(part.key, "correct", f"all {n} are right")
     return Feedback(
         part.key,
         "incorrect",
-        f"{len(expected) - len(wrong)} of {len(expected)} right; look again at item {', '.join(wrong)}",
+        f"{n - len(wrong)} of {n} right; look again at item {', '.join(wrong)}. {how}",
         part.hint,
     )
 
@@ -284,19 +817,19 @@ def check(key, answer=None) -> Feedback:
     Returns
     -------
     Feedback
-        ``status`` is ``"correct"``, ``"incorrect"`` (with how far off),
-        ``"unanswered"``, ``"invalid"`` (wrong type, with what was expected) or
-        ``"unknown"`` (no such exercise). Never raises.
+        ``status`` is ``"correct"``, ``"incorrect"`` (with a band, the unit and the tolerance),
+        ``"unanswered"``, ``"invalid"`` (wrong type, with what was expected) or ``"unknown"`` (no such
+        exercise). Never raises.
 
     Examples
     --------
     >>> check("ex-3-1-1b", ...)
     … ex-3-1-1b: not answered yet: replace ... with your answer
-    >>> check("ex-3-1-1b", "twenty")
-    ? ex-3-1-1b: expected a number, got the text 'twenty'
-      Hint: The ceiling is the limit of S(K) as K grows without bound.
     >>> check("ex-3-1-1b", 20)
     ✔ ex-3-1-1b: 20 is right
+    >>> check("ex-3-1-1b", 19)
+    ✘ ex-3-1-1b: 19 is not right: close, but too low (within 5%). Answer as a speedup: a plain ratio, no unit; accepted within 1%.
+      Hint: The ceiling is the limit of S(K) as K grows without bound.
     """
     if not isinstance(key, str) or key not in _REGISTRY:
         near = [k for k in _REGISTRY if isinstance(key, str) and key and k.startswith(key)]

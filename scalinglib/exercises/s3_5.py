@@ -78,39 +78,44 @@ register(
     Part(
         "ex-3-5-1a",
         lambda: amdahl_speedup(F_JOB, K_JOB),
-        rel_tol=3e-3,                      # 36.2, to the one decimal the solution's 36.16 rounds to
+        unit="speedup",
         hint="Amdahl: S = 1 / (f + (1 - f)/K) with f = 0.02 and K = 128.",
     ),
     Part(
         "ex-3-5-1b",
         lambda: gustafson_speedup(F_JOB, K_JOB),
+        unit="speedup",
         hint="Gustafson: S = K + (1 - K) s with s = 0.02 and K = 128.",
     ),
     Part(
         "ex-3-5-1c",
         lambda: scaled_serial_fraction(F_JOB, K_JOB),
-        rel_tol=5e-3,                      # 0.000159, as the solution prints it; s/K = 0.000156 is wrong
+        unit="fraction",
+        share=True,
         hint="On one worker the grown job takes s + (1 - s) K, of which s is serial.",
     ),
     Part(
         "ex-3-5-1d",
         lambda: workers_for_speedup(F_JOB, TARGET_SPEEDUP),
-        rel_tol=0,
+        unit="workers",
         whole=True,
+        rounding="up",
         hint="Solve 1 / (f + (1 - f)/K) >= 30 for K and round up.",
     ),
     Part(
         "ex-3-5-2a",
         lambda: [implied_serial_fraction(s) for s in SANDIA_SPEEDUPS],
         kind="numbers",
-        rel_tol=2e-2,                      # two significant figures, as the section prints 0.29%, 0.39%, 0.78%
+        unit="fraction",
+        sig=2,
+        share=True,
         hint="Solve S = K + (1 - K) s for s, with K = 1024; answer as fractions, not percentages.",
     ),
     Part(
         "ex-3-5-2b",
         lambda: [amdahl_speedup(f, SANDIA_PROCESSORS) for f in SANDIA_SERIAL_RANGE],
         kind="numbers",
-        rel_tol=5e-3,                      # whole speedups (201, 111) pass; the ceilings 1/f (250, 125) do not
+        unit="speedup",
         hint="Amdahl's law on K = 1024 processors with f = 0.004 and with f = 0.008.",
     ),
     Part(
@@ -118,50 +123,55 @@ register(
         lambda: scaled_serial_fraction(SANDIA_SERIAL_RANGE[0], SANDIA_PROCESSORS),
         # two significant figures: 3.9e-6. The shortcut s/K = 3.906e-6 passes too: it is off by about s,
         # 0.4% here (the solution says so), where Exercise 3.5.1(c) has s = 0.02 and refuses it
-        rel_tol=1e-2,
+        unit="fraction",
+        share=True,
         hint="The grown job on one processor: s of serial time and (1 - s) K of parallel time.",
     ),
     Part(
         "ex-3-5-3a",
         lambda: _kf(PROGRAM_A),
         kind="numbers",
-        rel_tol=1e-2,
-        abs_tol=5e-4,
+        unit="fraction",
+        share=True,
         hint="e = (1/S - 1/K) / (1 - 1/K) for each of K = 2, 4, 8, 16.",
     ),
     Part(
         "ex-3-5-3b",
         lambda: _kf(PROGRAM_B),
         kind="numbers",
-        rel_tol=1e-2,
-        abs_tol=5e-4,
+        unit="fraction",
+        share=True,
         hint="The same formula, on program B's speedups.",
     ),
     Part(
         "ex-3-5-3c",
         lambda: ["serial", "overhead"],
         kind="choices",
-        choices=("serial", "overhead"),
+        choices={"serial": ("serial part", "fixed serial part"), "overhead": ("overheads", "growing overhead")},
         hint="A flat e(K) is a fixed serial part; an e(K) that climbs with K is a cost that grows with K.",
     ),
     Part(
         "ex-3-5-3d",
         _predict_32,
         kind="numbers",
-        rel_tol=3e-2,
-        hint="Fit Amdahl (sl.fit_amdahl) to A and the USL (sl.fit_usl) to B, then evaluate each fit at K = 32.",
+        unit="speedup",
+        fit=True,
+        hint="Fit Amdahl's law to A and the USL to B with the section's fitting functions, then evaluate each "
+        "fitted law at K = 32.",
     ),
     Part(
         "ex-3-5-4a",
         lambda: list(load_fit()),
         kind="numbers",
-        rel_tol=3e-2,
+        unit="coefficient",
+        fit=True,
         hint="Divide each throughput by the one-worker throughput to get S(K), then fit K/S - 1 = sigma (K-1) + kappa K (K-1).",
     ),
     Part(
         "ex-3-5-4b",
         lambda: usl_peak_workers(*load_fit()),
-        rel_tol=2e-2,
+        unit="worker count",
+        fit=True,
         hint="K* = sqrt((1 - sigma) / kappa).",
     ),
     Part(
@@ -169,8 +179,8 @@ register(
         _far_throughput,
         # every pair of coefficients that (a) accepts (each within 3%) lands within 2.8% at K = 96; the
         # plausible wrong answers are 5% to 31% away (the last measurements, the fit at the peak, Amdahl's fit)
-        rel_tol=3e-2,
-        unit=" requests/s",
+        unit="requests/s",
+        fit=True,
         hint="The one-worker throughput times the USL speedup at K = 96, with the unrounded sigma and kappa of (a).",
     ),
     Part(

@@ -80,84 +80,84 @@ register(
     Part(
         "ex-3-7-1a",
         lambda: get_accelerator("TPU v5e").ridge_point("bf16"),
-        rel_tol=1e-2,
-        unit=" FLOP/byte",
+        unit="FLOP/byte",
         hint="Divide the dense bf16 peak (FLOP/s) by the HBM bandwidth (bytes/s).",
     ),
     Part(
         "ex-3-7-1b",
         classify_h100,
         kind="choices",
-        choices=("memory", "compute"),
+        choices={"memory": ("memory bandwidth", "bandwidth"), "compute": ()},
         hint="Compute each kernel's intensity and compare it with the H100's bf16 ridge point, about 295 FLOP/byte. "
         "A square GEMM of order n in bf16 has I = n/3; decode of 2-byte weights has I = b.",
     ),
     Part(
         "ex-3-7-1c",
         lambda: attainable_flops(gemm_intensity(512, 512, 512), *_roof(H100)) / 1e12,
-        rel_tol=1e-2,
-        unit=" TFLOP/s",
+        unit="TFLOP/s",
         hint="Below the ridge the roof is B x I; give the answer in TFLOP/s.",
     ),
     Part(
         "ex-3-7-2a",
         smallest_compute_bound_square,
-        rel_tol=0,
+        unit="matrix order",
         whole=True,
+        rounding="up",
         hint="Solve n / 3 >= P / B for the H100 in bf16 and round up.",
     ),
     Part(
         "ex-3-7-2b",
         smallest_compute_bound_batch,
-        rel_tol=0,
+        unit="tokens in the batch",
         whole=True,
+        rounding="up",
         hint="With m tokens, I(m) = 2 m k n / (2 (m k + k n + m n)) for k = n = 8192; find the first whole m with "
-        "I(m) >= the A100's ridge point (about 153).",
+        "I(m) at or above the A100's bf16 ridge point.",
     ),
     Part(
         "ex-3-7-2c",
         skinny_fraction_of_peak,
-        rel_tol=1e-2,
+        unit="fraction",
         hint="Attainable / peak = B I / P = I / ridge while the kernel is memory-bound. Give a fraction, not a percentage.",
     ),
     Part(
         "ex-3-7-3a",
         lambda: decode_step_time(1, DECODE_PARAMS, *_roof(A100)) * 1e3,
-        rel_tol=1e-2,
-        unit=" ms",
+        unit="ms",
         hint="At batch 1 decoding is memory-bound: the step reads 2 bytes for each of the 7e9 weights at the HBM bandwidth.",
     ),
     Part(
         "ex-3-7-3b",
         lambda: get_accelerator(A100).ridge_point("bf16"),
-        rel_tol=1e-2,
+        unit="sequences",
         hint="With 2-byte weights and no cache traffic the decode intensity equals the batch; set it equal to the ridge point.",
     ),
     Part(
         "ex-3-7-3c",
         lambda: decode_tokens_per_second(64, DECODE_PARAMS, *_roof(A100))
         / decode_tokens_per_second(1, DECODE_PARAMS, *_roof(A100)),
-        rel_tol=1e-2,
-        hint="Is batch 64 still below the ridge? If so, a step takes as long as at batch 1 and makes 64 tokens.",
+        unit="factor",
+        hint="Is batch 64 still below the ridge? Compare how long a step takes, and how many tokens it makes, at "
+        "batch 1 and at batch 64.",
     ),
     Part(
         "ex-3-7-3d",
         kv_fraction_for,
-        rel_tol=1e-2,
+        unit="fraction",
         hint="A step at batch b reads N b_p (1 + b r) bytes; tokens/s is b / step time. Solve 64 (1 + r) / (1 + 64 r) = 27.",
     ),
     Part(
         "ex-3-7-4a",
         lambda: decode_tokens_per_second(1, DECODE_PARAMS, *_roof(H200))
         / decode_tokens_per_second(1, DECODE_PARAMS, *_roof(H100)),
-        rel_tol=1e-2,
+        unit="factor",
         hint="At batch 1 the step is memory-bound: the speedup is the ratio of the memory bandwidths.",
     ),
     Part(
         "ex-3-7-4b",
         lambda: decode_tokens_per_second(1024, DECODE_PARAMS, *_roof(H200))
         / decode_tokens_per_second(1024, DECODE_PARAMS, *_roof(H100)),
-        rel_tol=1e-2,
+        unit="factor",
         hint="At batch 1024 both devices are past their ridge points: which of P and B sets the step time, "
         "and do the two devices differ in it?",
     ),
