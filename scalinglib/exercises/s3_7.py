@@ -89,7 +89,7 @@ register(
         kind="choices",
         choices={"memory": ("memory bandwidth", "bandwidth"), "compute": ()},
         hint="Compute each kernel's intensity and compare it with the H100's bf16 ridge point, about 295 FLOP/byte. "
-        "A square GEMM of order n in bf16 has I = n/3; decode of 2-byte weights has I = b.",
+        "A square GEMM of order x in bf16 has I = x/3; decode of 2-byte weights has I = b.",
     ),
     Part(
         "ex-3-7-1c",
@@ -103,7 +103,7 @@ register(
         unit="matrix order",
         whole=True,
         rounding="up",
-        hint="Solve n / 3 >= P / B for the H100 in bf16 and round up.",
+        hint="Solve x / 3 >= P / B for the H100 in bf16 and round up.",
     ),
     Part(
         "ex-3-7-2b",
@@ -111,8 +111,8 @@ register(
         unit="tokens in the batch",
         whole=True,
         rounding="up",
-        hint="With m tokens, I(m) = 2 m k n / (2 (m k + k n + m n)) for k = n = 8192; find the first whole m with "
-        "I(m) at or above the A100's bf16 ridge point.",
+        hint="With x tokens, I(x) = 2 x y z / (2 (x y + y z + x z)) for y = z = 8192; find the first whole x with "
+        "I(x) at or above the A100's bf16 ridge point.",
     ),
     Part(
         "ex-3-7-2c",
@@ -144,7 +144,7 @@ register(
         "ex-3-7-3d",
         kv_fraction_for,
         unit="fraction",
-        hint="A step at batch b reads N b_p (1 + b r) bytes; tokens/s is b / step time. Solve 64 (1 + r) / (1 + 64 r) = 27.",
+        hint="A step at batch b reads N b_p (1 + b eta) bytes; tokens/s is b / step time. Solve 64 (1 + eta) / (1 + 64 eta) = 27.",
     ),
     Part(
         "ex-3-7-4a",
@@ -187,21 +187,21 @@ register(
     Part(
         "ex-3-7-5a",
         lambda: kernel_sequence_times()[0] * 1e6,
-        rel_tol=1e-2,
-        unit=" µs",
+        unit="µs",
         hint="Give each kernel its own max(W / P, Q / B), with 2 bytes per bf16 number, and add the three times.",
     ),
     Part(
         "ex-3-7-5b",
         lambda: kernel_sequence_times()[1] * 1e6,
-        rel_tol=1e-2,
-        unit=" µs",
+        unit="µs",
         hint="One kernel: W is the three kernels' FLOPs together, Q is four 4096 x 4096 matrices of bf16 numbers.",
     ),
     Part(
         "ex-3-7-5c",
         lambda: 1 - kernel_sequence_times()[1] / kernel_sequence_times()[0],
-        rel_tol=1e-2,
+        unit="fraction",
+        share=True,
+        complement="the fused time as a fraction of the time of (a)",
         hint="The saving is 1 minus the fused time over the time of (a). Give a fraction, not a percentage.",
     ),
 )

@@ -186,8 +186,7 @@ register(
     Part(
         "ex-3-8-4e",
         hiding_tokens_by_node,
-        rel_tol=1e-2,
-        unit=" tokens",
+        unit="tokens",
         hint="How many members of one data-parallel group, each with its own port, share a node now? The rings run "
         "side by side, one per port, each carrying its share of the bytes. Then redo (c).",
     ),

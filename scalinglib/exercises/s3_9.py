@@ -244,7 +244,7 @@ register(
         "ex-3-9-6c",
         capstone_steps,
         kind="numbers",
-        rel_tol=1e-2,
+        unit=("fraction", "days", "thousand $"),
         hint="E = 1/(1 + rho_TP + rho_PP + rho_DP), MFU = E X/P; days = 6 N D_tok / (K MFU P U) / 86,400; "
         "dollars = K x 24 x days x C_h, in thousands.",
     ),
