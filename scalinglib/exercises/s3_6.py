@@ -84,7 +84,7 @@ register(
         lambda: [work(_dag("tree", N_SUM)), depth(_dag("tree", N_SUM))],
         kind="numbers",
         rel_tol=0,
-        hint="A tree still does n - 1 additions, in log2 n levels.",
+        hint="A tree still does one addition fewer than there are numbers, in log2(4096) levels.",
     ),
     Part(
         "ex-3-6-1c",
@@ -101,14 +101,14 @@ register(
         "ex-3-6-1e",
         lambda: _makespan("tree", (N_SUM,), P_SUM),
         rel_tol=0,
-        hint="Run sl.greedy_schedule on the tree for p = 64 and read its makespan.",
+        hint="Run sl.greedy_schedule on the tree for K = 64 and read its makespan.",
     ),
     Part(
         "ex-3-6-2a",
         lambda: [work(_dag("hs", N_SCAN)), work(_dag("blelloch", N_SCAN))],
         kind="numbers",
         rel_tol=0,
-        hint="Hillis-Steele: n L - 2^L + 1 with L = log2 n. Blelloch: 2 (n - 1).",
+        hint="Hillis-Steele: n_in D - 2^D + 1 with D = log2 n_in. Blelloch: 2 (n_in - 1).",
     ),
     Part(
         "ex-3-6-2b",
@@ -122,7 +122,7 @@ register(
         lambda: [_makespan("hs", (N_SCAN,), P_SCAN), _makespan("blelloch", (N_SCAN,), P_SCAN)],
         kind="numbers",
         rel_tol=0,
-        hint="Build both DAGs with n = 1024 and run sl.greedy_schedule(dag, 8) on each.",
+        hint="Build both DAGs for 1,024 inputs and run sl.greedy_schedule(dag, 8) on each.",
     ),
     Part(
         "ex-3-6-2d",
