@@ -44,21 +44,21 @@ register(
         "ex-3-4-1a",
         lambda: littles_law(arrival_rate=120.0, time_in_system=0.5),
         rel_tol=1e-2,
-        hint="Little's law: L = lambda T_sys.",
+        hint="Little's law: N_sys = lambda T_sys.",
     ),
     Part(
         "ex-3-4-1b",
         lambda: littles_law(number_in_system=32, time_in_system=4.0),
         rel_tol=1e-2,
         unit=" requests/s",
-        hint="With at most L requests inside, each staying T_sys seconds, at most L / T_sys can finish per second.",
+        hint="With at most N_sys requests inside, each staying T_sys seconds, at most N_sys / T_sys can finish per second.",
     ),
     Part(
         "ex-3-4-1c",
         lambda: 1e3 * littles_law(number_in_system=45, arrival_rate=150.0),
         rel_tol=1e-2,
         unit=" ms",
-        hint="T_sys = L / lambda, in milliseconds.",
+        hint="T_sys = N_sys / lambda, in milliseconds.",
     ),
     Part(
         "ex-3-4-2a",
@@ -98,26 +98,26 @@ register(
         "ex-3-4-3a",
         lambda: fanout_slow_probability(0.01, 100),
         rel_tol=1e-2,
-        hint="1 - (1 - p)^n, as a fraction.",
+        hint="1 - (1 - eps)^K, with eps the chance that one server is slow and K the fan-out; as a fraction.",
     ),
     Part(
         "ex-3-4-3b",
         lambda: fanout_slow_probability(1e-4, 2000),
         rel_tol=1e-2,
-        hint="1 - (1 - p)^n with p = 1/10,000 and n = 2,000, as a fraction.",
+        hint="1 - (1 - eps)^K with eps = 1/10,000 and K = 2,000, as a fraction.",
     ),
     Part(
         "ex-3-4-3c",
         lambda: fanout_slow_probability(0.01**2, 100),
         rel_tol=1e-2,
-        hint=("A hedged leaf is slow only if both copies are: p = 0.01 x 0.01. Then fan out to 100: "
-              "1 - (1 - p)^100 (about 0.99 would be the share of requests whose leaves are all fast)."),
+        hint=("A hedged leaf is slow only if both copies are: eps = 0.01 x 0.01. Then fan out to 100: "
+              "1 - (1 - eps)^100 (about 0.99 would be the share of requests whose leaves are all fast)."),
     ),
     Part(
         "ex-3-4-3d",
         lambda: 1 - 0.99 ** (1 / 100),
         rel_tol=1e-2,
-        hint="Solve 1 - (1 - p)^100 = 0.01 for p: p = 1 - 0.99^(1/100). A fraction, about 1e-4.",
+        hint="Solve 1 - (1 - eps)^100 = 0.01 for eps, the chance that one server is slow. A fraction.",
     ),
     Part(
         "ex-3-4-3e",
