@@ -104,15 +104,15 @@ register(
         smallest_compute_bound_square,
         rel_tol=0,
         whole=True,
-        hint="Solve n / 3 >= P / B for the H100 in bf16 and round up.",
+        hint="Solve x / 3 >= P / B for the H100 in bf16 and round up.",
     ),
     Part(
         "ex-3-7-2b",
         smallest_compute_bound_batch,
         rel_tol=0,
         whole=True,
-        hint="With m tokens, I(m) = 2 m k n / (2 (m k + k n + m n)) for k = n = 8192; find the first whole m with "
-        "I(m) >= the A100's ridge point (about 153).",
+        hint="With x tokens, I(x) = 2 x y z / (2 (x y + y z + x z)) for y = z = 8192; find the first whole x with "
+        "I(x) >= the A100's ridge point (about 153).",
     ),
     Part(
         "ex-3-7-2c",
@@ -144,7 +144,7 @@ register(
         "ex-3-7-3d",
         kv_fraction_for,
         rel_tol=1e-2,
-        hint="A step at batch b reads N b_p (1 + b r) bytes; tokens/s is b / step time. Solve 64 (1 + r) / (1 + 64 r) = 27.",
+        hint="A step at batch b reads N b_p (1 + b eta) bytes; tokens/s is b / step time. Solve 64 (1 + eta) / (1 + 64 eta) = 27.",
     ),
     Part(
         "ex-3-7-4a",
