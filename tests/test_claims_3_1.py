@@ -17,7 +17,6 @@ import scalinglib as sl
 from scalinglib import check
 from scalinglib.exercises import s3_1 as ex1
 
-
 NOTEBOOK = Path(__file__).resolve().parent.parent / "book" / "03-01-what-does-it-mean-to-scale.ipynb"
 
 
@@ -53,7 +52,8 @@ def test_3_1_5_share_of_the_ceiling_is_fk_over_fk_plus_one_minus_f(f):
 def test_3_1_5_a_large_serial_fraction_reaches_its_ceiling_at_once():
     """At f = 0.5 two workers reach two thirds of the ceiling and 64 reach 98.5% (not 'approached slowly');
     at f = 0.05, 64 workers reach 77%."""
-    share = lambda f, k: float(f * sl.amdahl_speedup(f, k))
+    def share(f, k):
+        return float(f * sl.amdahl_speedup(f, k))
     assert sl.amdahl_ceiling(0.5) == 2
     assert share(0.5, 2) == pytest.approx(2 / 3) and round(100 * share(0.5, 64), 1) == 98.5
     assert round(100 * share(0.05, 64)) == 77

@@ -162,7 +162,9 @@ def link_glossary_terms(app, doctree, fromdocname):
         docname, labelid = location
         if docname == fromdocname:
             continue  # the glossary page itself
-        regex = re.compile(r"(?<![\w-])(" + "|".join(re.escape(p) for p in patterns) + r")(?![\w-])", re.IGNORECASE)
+        # smartquotes turns "Amdahl's" into "Amdahl’s" in the doctree: let a straight apostrophe match both
+        alternatives = "|".join(re.escape(p).replace("'", "['’]") for p in patterns)
+        regex = re.compile(r"(?<![\w-])(" + alternatives + r")(?![\w-])", re.IGNORECASE)
         targets[term] = (docname, labelid, regex)
     if not targets:
         return

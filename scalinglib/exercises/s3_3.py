@@ -80,7 +80,7 @@ register(
         lambda: isoefficiency_work(128, S0, C0, _k2_efficiency()),
         unit="T(1)",
         sig=3,
-        hint="Solve (f + w)/(f + w + c log2 K) = E for w, with E the efficiency at K = 2, which is exactly 1/1.01.",
+        hint="Solve (f + W_par)/(f + W_par + c log2 K) = E for W_par, with E the efficiency at K = 2, which is exactly 1/1.01.",
     ),
     Part(
         "ex-3-3-3b",

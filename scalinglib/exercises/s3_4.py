@@ -44,19 +44,19 @@ register(
         "ex-3-4-1a",
         lambda: littles_law(arrival_rate=120.0, time_in_system=0.5),
         unit="requests",
-        hint="Little's law: L = lambda T_sys.",
+        hint="Little's law: N_sys = lambda T_sys.",
     ),
     Part(
         "ex-3-4-1b",
         lambda: littles_law(number_in_system=32, time_in_system=4.0),
         unit="requests/s",
-        hint="With at most L requests inside, each staying T_sys seconds, at most L / T_sys can finish per second.",
+        hint="With at most N_sys requests inside, each staying T_sys seconds, at most N_sys / T_sys can finish per second.",
     ),
     Part(
         "ex-3-4-1c",
         lambda: 1e3 * littles_law(number_in_system=45, arrival_rate=150.0),
         unit="ms",
-        hint="T_sys = L / lambda, in milliseconds.",
+        hint="T_sys = N_sys / lambda, in milliseconds.",
     ),
     Part(
         "ex-3-4-2a",
@@ -97,7 +97,7 @@ register(
         unit="fraction",
         share=True,
         complement="the share of requests whose leaves are all fast",
-        hint="1 - (1 - p)^n, as a fraction.",
+        hint="1 - (1 - eps)^K, with eps the chance that one server is slow and K the fan-out; as a fraction.",
     ),
     Part(
         "ex-3-4-3b",
@@ -105,7 +105,7 @@ register(
         unit="fraction",
         share=True,
         complement="the share of requests whose leaves are all fast",
-        hint="1 - (1 - p)^n with p = 1/10,000 and n = 2,000, as a fraction.",
+        hint="1 - (1 - eps)^K with eps = 1/10,000 and K = 2,000, as a fraction.",
     ),
     Part(
         "ex-3-4-3c",
@@ -122,7 +122,8 @@ register(
         unit="fraction",
         share=True,
         complement="the chance that a server is fast",
-        hint="Write the share of slow 100-way requests as a function of p, set it equal to 0.01 and solve for p.",
+        hint="Write the share of slow 100-way requests as a function of eps, the chance that one server is slow, "
+        "set it equal to 0.01 and solve for eps.",
     ),
     Part(
         "ex-3-4-3e",

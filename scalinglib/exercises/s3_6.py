@@ -116,7 +116,7 @@ register(
         unit="additions",
         whole=True,
         hint="Count the additions round by round: Hillis-Steele adds at almost every position in each of its "
-        "rounds; Blelloch's sweep up and sweep down each do about n of them.",
+        "rounds; Blelloch's sweep up and sweep down each do about n_in of them.",
     ),
     Part(
         "ex-3-6-2b",
@@ -132,7 +132,7 @@ register(
         kind="numbers",
         unit="unit steps",
         whole=True,
-        hint="Build both DAGs with n = 1024 and run sl.greedy_schedule(dag, 8) on each.",
+        hint="Build both DAGs for 1,024 inputs and run sl.greedy_schedule(dag, 8) on each.",
     ),
     Part(
         "ex-3-6-2d",

@@ -129,7 +129,7 @@ register(
         "ex-3-8-2c",
         lambda: crossover_size("allreduce", "recursive_doubling", "ring", AR_P, AR_ALPHA, _ar_beta()),
         unit="bytes",
-        hint="Set lg p (alpha + n beta) = 2 (p-1) alpha + 2 (p-1)/p n beta and solve for n.",
+        hint="Set log2 K (alpha + n beta) = 2 (K-1) alpha + 2 (K-1)/K n beta and solve for n.",
     ),
     Part(
         "ex-3-8-3a",
@@ -141,7 +141,7 @@ register(
         "ex-3-8-3b",
         lambda: bus_bandwidth("allreduce", NCCL_NBYTES, NCCL_SECONDS, NCCL_P) / 1e9,
         unit="GB/s",
-        hint="busbw = algbw x 2 (p-1) / p for an all-reduce.",
+        hint="busbw = algbw x 2 (K-1) / K for an all-reduce.",
     ),
     Part(
         "ex-3-8-3c",
@@ -154,7 +154,7 @@ register(
         "ex-3-8-3d",
         lambda: bus_bandwidth("allgather", NCCL_NBYTES, NCCL_SECONDS, NCCL_P) / 1e9,
         unit="GB/s",
-        hint="Same algbw; the all-gather factor is (p-1)/p.",
+        hint="Same algbw; the all-gather factor is (K-1)/K.",
     ),
     Part(
         "ex-3-8-4a",

@@ -24,10 +24,10 @@ from ..workdepth import (
 
 #: The example computations of the Brent slider, by the label the slider shows.
 EXAMPLES = {
-    "sequential sum, n = 256": lambda: sequential_sum_dag(256),
-    "tree reduction, n = 256": lambda: reduction_tree_dag(256),
-    "Hillis-Steele scan, n = 256": lambda: hillis_steele_scan_dag(256),
-    "Blelloch scan, n = 256": lambda: blelloch_scan_dag(256),
+    "sequential sum of 256 numbers": lambda: sequential_sum_dag(256),
+    "tree reduction of 256 numbers": lambda: reduction_tree_dag(256),
+    "Hillis-Steele scan of 256 numbers": lambda: hillis_steele_scan_dag(256),
+    "Blelloch scan of 256 numbers": lambda: blelloch_scan_dag(256),
     "matrix product, 8 x 8": lambda: matmul_dag(8),
     "layer stack, 24 layers x 16": lambda: layer_stack_dag(24, 16),
     "pipeline, 8 stages x 16 micro-batches": lambda: pipeline_dag(8, 16),
