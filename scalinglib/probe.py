@@ -55,7 +55,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import as_float_array, check_positive, check_whole, single, single_whole
+from ._validate import as_float_array, check_whole, single_whole
 
 __all__ = [
     "Timings",

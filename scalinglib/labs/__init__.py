@@ -16,6 +16,7 @@ The notebook process never imports mpi4py: the ranks run :mod:`scalinglib.labs._
 and report their timings to it as JSON.
 """
 
+from . import plots
 from .analysis import ScalingFit, Spread, measured_crossover, plateau_speedup, scaling_fits, speedup_runs, spread
 from .launch import (
     TRANSPORTS,
@@ -70,4 +71,5 @@ __all__ = [
     "scaling_fits",
     "measured_crossover",
     "format_bytes",
+    "plots",
 ]

@@ -268,7 +268,7 @@ def allreduce(world, cfg):
                 count = n // 4
                 s, d = [send, count, MPI.FLOAT], [recv, count, MPI.FLOAT]
 
-                def batch(rounds, s=s, d=d):
+                def batch(rounds, s=s, d=d, sub=sub):
                     sub.Barrier()
                     start = time.perf_counter()
                     for _ in range(rounds):
