@@ -62,7 +62,7 @@ def median(values):
     return ordered[mid] if len(ordered) % 2 else 0.5 * (ordered[mid - 1] + ordered[mid])
 
 
-def barrier_seconds(comm, count=50):
+def barrier_seconds(comm, count=20):
     """Median time of one blocking barrier on ``comm`` (every rank of it must call this)."""
     times = []
     comm.Barrier()
@@ -182,14 +182,14 @@ def scaling(world, cfg):
 
 
 # --- Section 3.8: ping-pong --------------------------------------------------------------------------
+#
+# A timed batch lasts ``target`` seconds whatever the machine does: rank 0 decides, after each round,
+# whether to go on, and says so in the first byte of the next message (ping-pong) or in the first
+# element of the vector it contributes (all-reduce: the others contribute 0 there, so the sum tells
+# every rank). A batch of a fixed number of rounds could last seconds on a busy machine, where a
+# round trip now and then waits for a CPU.
 
-
-def batch_rounds(comm, seconds_of_three, target):
-    """Rounds per timed batch so that a batch lasts about ``target`` seconds; rank 0 decides."""
-    rounds = 0
-    if comm.rank == 0:
-        rounds = int(min(20000, max(3, target / max(seconds_of_three / 3, 1e-7))))
-    return comm.bcast(rounds, root=0)
+MIN_ROUNDS = 3
 
 
 def pingpong(world, cfg):
@@ -201,25 +201,33 @@ def pingpong(world, cfg):
         buf = bytearray(max(cfg["sizes"]))
         me, other = pair.rank, 1 - pair.rank
 
-        def trips(n, count):
-            view = [memoryview(buf)[:n], MPI.BYTE]
+        def batch(n, seconds):
+            message = [memoryview(buf)[:n], MPI.BYTE]
             pair.Barrier()
+            if me == 1:
+                while True:
+                    pair.Recv(message, source=other, tag=7)
+                    pair.Send(message, dest=other, tag=7)
+                    if buf[0] == 0:
+                        return None
+            rounds = 0
             start = time.perf_counter()
-            for _ in range(count):
-                if me == 0:
-                    pair.Send(view, dest=other, tag=7)
-                    pair.Recv(view, source=other, tag=7)
-                else:
-                    pair.Recv(view, source=other, tag=7)
-                    pair.Send(view, dest=other, tag=7)
-            return time.perf_counter() - start
+            while True:
+                rounds += 1
+                last = rounds >= MIN_ROUNDS and time.perf_counter() - start >= seconds
+                buf[0] = 0 if last else 1
+                pair.Send(message, dest=other, tag=7)
+                pair.Recv(message, source=other, tag=7)
+                if last:
+                    return (time.perf_counter() - start) / rounds / 2, rounds
 
         seconds, rounds_used = [], []
         for n in cfg["sizes"]:
-            trips(n, 3)                                       # warm-up: connections, buffers, protocol
-            rounds = batch_rounds(pair, trips(n, 3), cfg["target"])
-            seconds.append([trips(n, rounds) / rounds / 2 for _ in range(cfg["repeats"])])
-            rounds_used.append(rounds)
+            batch(n, cfg["target"] / 4)                   # warm-up: connections, buffers, protocol
+            timed = [batch(n, cfg["target"]) for _ in range(cfg["repeats"])]
+            if me == 0:
+                seconds.append([t for t, _ in timed])
+                rounds_used.append(min(r for _, r in timed))
         barrier = barrier_seconds(pair)
         if me == 0:
             result = {"seconds": seconds, "rounds": rounds_used, "barrier": barrier}
@@ -241,7 +249,7 @@ def allreduce(world, cfg):
     largest = max(sizes)
     send = array("f", bytes(largest))
     recv = array("f", bytes(largest))
-    for i in range(len(send)):
+    for i in range(1, len(send)):
         send[i] = 1.0 + (world.rank + i) % 7
 
     gamma = None
@@ -263,23 +271,30 @@ def allreduce(world, cfg):
     for k in counts:
         sub = comms[k]
         if sub is not None:
+            lead = sub.rank == 0
             rows = []
             for n in sizes:
                 count = n // 4
                 s, d = [send, count, MPI.FLOAT], [recv, count, MPI.FLOAT]
 
-                def batch(rounds, s=s, d=d, sub=sub):
+                def batch(target, s=s, d=d, sub=sub, lead=lead):
                     sub.Barrier()
+                    rounds = 0
                     start = time.perf_counter()
-                    for _ in range(rounds):
+                    while True:
+                        rounds += 1
+                        if lead:
+                            send[0] = 0.0 if rounds >= MIN_ROUNDS and time.perf_counter() - start >= target else 1.0
                         sub.Allreduce(s, d, op=MPI.SUM)
-                    return sub.allreduce(time.perf_counter() - start, op=MPI.MAX)   # the slowest rank
+                        if recv[0] < 0.5:
+                            break
+                    mine = (time.perf_counter() - start) / rounds
+                    return sub.allreduce(mine, op=MPI.MAX)      # the slowest rank's time per all-reduce
 
-                batch(2)
-                rounds = batch_rounds(sub, batch(3), cfg["target"])
-                rows.append([batch(rounds) / rounds for _ in range(cfg["repeats"])])
+                batch(cfg["target"] / 4)
+                rows.append([batch(cfg["target"]) for _ in range(cfg["repeats"])])
             b = barrier_seconds(sub)
-            if sub.rank == 0:
+            if lead:
                 seconds[str(k)], barrier[str(k)] = rows, b
         quiet_barrier(world)
     if world.rank != 0:
