@@ -122,6 +122,8 @@ class ScalingLab:
                 else f"adds of {self.size:,}-element float64 vectors")
         lines.append(f"kernel: {what}, {self.per_unit * 1e3:.3f} ms each on one rank; strong: {self.strong_units:,} "
                      f"split over K ranks, weak: {self.weak_units:,} per rank; {self.repeats} interleaved repeats")
+        lines.append(f"work per rank: {self.weak_units * self.per_unit:.3f} s in weak scaling and in strong scaling "
+                     f"at K = K_cpu, {self.strong_units * self.per_unit:.3f} s at K = 1")
         lines += _launch_lines(self.launch, self.rank_startup)
         per_k = ", ".join(f"K={k}: {_us(b)}" for k, b in zip(self.ks, self.barrier))
         lines.append(f"one barrier: {per_k}; the slowest strong-scaling run lasted "
