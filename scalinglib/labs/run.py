@@ -203,7 +203,7 @@ def pingpong(*, transport="shm", sizes=None, repeats=5, target_seconds=0.002, ho
                        rank_startup=np.array(out["rank_startup"]), launch=launch, notes=notes)
 
 
-def allreduce(*, algorithms=DEFAULT_ALGORITHMS, ranks=None, sizes=None, repeats=5, target_seconds=0.002,
+def allreduce(*, algorithms=DEFAULT_ALGORITHMS, ranks=None, sizes=None, repeats=3, target_seconds=0.002,
               transport="shm", k_cpu=None, hostfile=None, launcher="mpiexec", mpiexec=None, mpiexec_args=(),
               start_timeout=60.0, timeout=300.0) -> AllreduceLab:
     """All-reduce times of Open MPI's tuned algorithms across sizes and rank counts.
@@ -225,7 +225,10 @@ def allreduce(*, algorithms=DEFAULT_ALGORITHMS, ranks=None, sizes=None, repeats=
         K values, whole >= 2; the powers of two from 2 to K_cpu by default (2 on a 2-CPU machine).
     sizes : list of int, optional
         Vector sizes in bytes, multiples of 4 (default 8 B to 2 MiB by factors of 4).
-    repeats, target_seconds, transport, k_cpu, hostfile, launcher, mpiexec, mpiexec_args, start_timeout, timeout :
+    repeats : int
+        Timed batches per size, 1 to 100 (default 3; every algorithm is a job of its own, so the
+        run takes about three times a ping-pong's).
+    target_seconds, transport, k_cpu, hostfile, launcher, mpiexec, mpiexec_args, start_timeout, timeout :
         As for :func:`pingpong` and :func:`scaling`.
 
     Returns
