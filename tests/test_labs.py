@@ -216,6 +216,11 @@ def test_figures_draw_from_synthetic_records():
     plt.close(fig)
 
 
+def test_a_busy_machine_is_said():
+    assert "load average was 3.0 on 2 usable CPUs" in labs.busy_note(2, load=3.0)[0]
+    assert labs.busy_note(4, load=1.0) == []
+
+
 def test_default_rank_counts_cover_the_plateau():
     assert labs.default_rank_counts(1) == [1, 2]
     assert labs.default_rank_counts(2) == [1, 2, 4]

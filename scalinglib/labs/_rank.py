@@ -186,14 +186,20 @@ def scaling(world, cfg):
 # A timed batch lasts ``target`` seconds whatever the machine does: rank 0 decides, after each round,
 # whether to go on, and says so in the first byte of the next message (ping-pong) or in the first
 # element of the vector it contributes (all-reduce: the others contribute 0 there, so the sum tells
-# every rank). A batch of a fixed number of rounds could last seconds on a busy machine, where a
-# round trip now and then waits for a CPU.
+# every rank). Rank 0 reads the clock once per round anyway, to decide, and keeps each round's time.
+# A batch's timing is the median round: a round in which a rank waited for a CPU (on a busy machine
+# that happens every few milliseconds) then moves the mean, not the median.
 
 MIN_ROUNDS = 3
 
 
+def median_round(rounds):
+    """The median of a batch's round times."""
+    return median(rounds)
+
+
 def pingpong(world, cfg):
-    """One-way time between ranks 0 and 1: a batch of round trips divided by twice its length."""
+    """One-way time between ranks 0 and 1: half the median round trip of a batch."""
     from mpi4py import MPI
     pair = world.Split(0 if world.rank < 2 else MPI.UNDEFINED, world.rank)
     result = None
@@ -210,16 +216,18 @@ def pingpong(world, cfg):
                     pair.Send(message, dest=other, tag=7)
                     if buf[0] == 0:
                         return None
-            rounds = 0
-            start = time.perf_counter()
-            while True:
-                rounds += 1
-                last = rounds >= MIN_ROUNDS and time.perf_counter() - start >= seconds
+            rounds = []
+            start = previous = time.perf_counter()
+            last = False
+            while not last:
+                last = len(rounds) + 1 >= MIN_ROUNDS and previous - start >= seconds
                 buf[0] = 0 if last else 1
                 pair.Send(message, dest=other, tag=7)
                 pair.Recv(message, source=other, tag=7)
-                if last:
-                    return (time.perf_counter() - start) / rounds / 2, rounds
+                now = time.perf_counter()
+                rounds.append(now - previous)
+                previous = now
+            return median_round(rounds) / 2, len(rounds)
 
         seconds, rounds_used = [], []
         for n in cfg["sizes"]:
@@ -279,17 +287,22 @@ def allreduce(world, cfg):
 
                 def batch(target, s=s, d=d, sub=sub, lead=lead):
                     sub.Barrier()
-                    rounds = 0
-                    start = time.perf_counter()
+                    rounds = []
+                    start = previous = time.perf_counter()
                     while True:
-                        rounds += 1
                         if lead:
-                            send[0] = 0.0 if rounds >= MIN_ROUNDS and time.perf_counter() - start >= target else 1.0
+                            done = len(rounds) + 1 >= MIN_ROUNDS and previous - start >= target
+                            send[0] = 0.0 if done else 1.0
                         sub.Allreduce(s, d, op=MPI.SUM)
+                        if lead:
+                            now = time.perf_counter()
+                            rounds.append(now - previous)
+                            previous = now
                         if recv[0] < 0.5:
                             break
-                    mine = (time.perf_counter() - start) / rounds
-                    return sub.allreduce(mine, op=MPI.MAX)      # the slowest rank's time per all-reduce
+                    # every rank leaves each all-reduce within a message of the others, so the lead
+                    # rank's rounds last as long as everyone's
+                    return median_round(rounds) if lead else None
 
                 batch(cfg["target"] / 4)
                 rows.append([batch(cfg["target"]) for _ in range(cfg["repeats"])])

@@ -167,7 +167,7 @@ class PingPongLab:
 
     transport: str
     nbytes: np.ndarray
-    seconds: np.ndarray  #: one-way seconds, one row per repeat (batch), one column per size
+    seconds: np.ndarray  #: one-way seconds (half a batch's median round trip), one row per batch, one column per size
     rounds: np.ndarray  #: round trips per timed batch, per size
     barrier: float
     hosts: list[str]
@@ -228,7 +228,7 @@ class AllreduceLab:
     """All-reduce times by algorithm, rank count and size, with Open MPI's tuned algorithms (Section 3.8).
 
     ``seconds[a, j]`` is a (repeats, sizes) table for ``algorithms[a]`` on ``ks[j]`` ranks: the
-    slowest rank's time per all-reduce, averaged over a batch.
+    median time of one all-reduce in each batch of back-to-back all-reduces.
     """
 
     algorithms: list[str]

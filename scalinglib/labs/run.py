@@ -18,7 +18,7 @@ from .launch import (
 )
 from .records import AllreduceLab, PingPongLab, ScalingLab
 
-__all__ = ["default_rank_counts", "machine_cpus", "scaling", "pingpong", "allreduce",
+__all__ = ["default_rank_counts", "machine_cpus", "busy_note", "scaling", "pingpong", "allreduce",
            "DEFAULT_MESSAGE_SIZES", "DEFAULT_ALLREDUCE_SIZES", "DEFAULT_ALGORITHMS"]
 
 #: Ping-pong sizes: 8 B to 2 MiB, by factors of 4.
@@ -80,6 +80,31 @@ def machine_cpus(hostfile=None, k_cpu=None, environ=None) -> tuple[int, CpuInfo 
     return cpus.usable, cpus, notes
 
 
+def busy_note(k_cpu, load=None) -> list[str]:
+    """A note when other programs already keep this machine's CPUs busy (1-minute load average >= K_cpu).
+
+    Examples
+    --------
+    >>> busy_note(2, load=9.5)[0][:44]
+    'the 1-minute load average was 9.5 on 2 usabl'
+    >>> busy_note(16, load=0.4)
+    []
+    """
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except (AttributeError, OSError):          # not on this system
+            return []
+    if load < k_cpu:
+        return []
+    return [f"the 1-minute load average was {load:.1f} on {k_cpu} usable CPUs before the run: other programs keep "
+            "the CPUs busy, so expect slower and more scattered timings than on a quiet machine"]
+
+
+def _local(hostfile) -> bool:
+    return hostfile is None and slurm_allocation() is None
+
+
 def _launch_options(hostfile, launcher, mpiexec, mpiexec_args, start_timeout, timeout):
     return {"hostfile": hostfile, "launcher": launcher, "mpiexec": mpiexec,
             "extra_args": tuple(str(a) for a in mpiexec_args),
@@ -138,6 +163,8 @@ def scaling(ranks=None, *, seconds=0.1, repeats=5, kernel="matmul", size=None, k
     size = _KERNEL_SIZE[kernel] if size is None else _bounded("size", size, 1, 2**26 if kernel == "add" else 4096, int)
     options = _launch_options(hostfile, launcher, mpiexec, mpiexec_args, start_timeout, timeout)
     config = {"counts": ks, "repeats": repeats, "seconds": seconds, "k_cpu": c, "kernel": kernel, "size": size}
+    if _local(hostfile):
+        notes += busy_note(c)
     out, launch = run_ranks("scaling", config, max(ks), **options)
     return ScalingLab(
         ks=np.array(ks), strong=np.array(out["strong"]), weak=np.array(out["weak"]),
@@ -161,9 +188,10 @@ def pingpong(*, transport="shm", sizes=None, repeats=5, target_seconds=0.002, ho
              mpiexec=None, mpiexec_args=(), start_timeout=60.0, timeout=300.0) -> PingPongLab:
     """One-way message times between two MPI ranks by ping-pong, and alpha and beta fitted to them.
 
-    Rank 0 sends n bytes, rank 1 sends them back; a batch of round trips lasting about
-    ``target_seconds``, divided by twice its length, is one timing. Each size is timed in
-    ``repeats`` batches.
+    Rank 0 sends n bytes, rank 1 sends them back. Round trips follow each other for about
+    ``target_seconds`` (a batch); half the batch's median round trip is one timing, so that a
+    round in which a rank waited for a CPU does not count. Each size is timed in ``repeats``
+    batches.
 
     Parameters
     ----------
@@ -191,8 +219,8 @@ def pingpong(*, transport="shm", sizes=None, repeats=5, target_seconds=0.002, ho
     target = _bounded("target_seconds", target_seconds, 1e-4, 1.0)
     options = _launch_options(hostfile, launcher, mpiexec, mpiexec_args, start_timeout, timeout)
     config = {"sizes": values, "repeats": repeats, "target": target, "min_ranks": 2}
+    notes = busy_note(cpu_info().usable) if _local(hostfile) else []
     out, launch = run_ranks("pingpong", config, 2, mca=TRANSPORTS[transport], **options)
-    notes = []
     if transport == "tcp":
         notes.append("TCP on the loopback interface: the kernel's network stack, no network card or wire")
     elif transport == "shm":
@@ -212,9 +240,10 @@ def allreduce(*, algorithms=DEFAULT_ALGORITHMS, ranks=None, sizes=None, repeats=
     (``coll_tuned_use_dynamic_rules 1``, ``coll_tuned_allreduce_algorithm N``, with N read from
     ``ompi_info``; the hierarchical ``han`` component is switched off so that ``tuned`` decides).
     In each job, every K in ``ranks`` is measured on ranks 0..K-1 while the others sleep. Each
-    timing is a batch of all-reduces of float32 vectors (MPI_SUM) lasting about
-    ``target_seconds``; the slowest rank's time counts. Rank 0 also times MPI's own float32 sum
-    of two 1 MiB vectors for gamma.
+    timing is the median all-reduce of a batch of back-to-back all-reduces of float32 vectors
+    (MPI_SUM) lasting about ``target_seconds``, timed on rank 0 (every rank leaves an all-reduce
+    within a message of the others). Rank 0 also times MPI's own float32 sum of two 1 MiB
+    vectors for gamma.
 
     Parameters
     ----------
@@ -261,6 +290,8 @@ def allreduce(*, algorithms=DEFAULT_ALGORITHMS, ranks=None, sizes=None, repeats=
         notes.append(f"K = {max(ks)} is more ranks than the {c} usable CPUs: ranks wait for a CPU between messages, "
                      "which 3.8's model does not describe")
     config = {"sizes": values, "counts": ks, "repeats": repeats, "target": target, "gamma_bytes": 2**20}
+    if _local(hostfile):
+        notes += busy_note(c)
     table = np.empty((len(names), len(ks), repeats, len(values)))
     gammas, barrier, launches = [], None, []
     for a, name in enumerate(names):
