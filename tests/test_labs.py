@@ -170,6 +170,42 @@ def test_measured_crossover_finds_the_models_crossover_in_synthetic_timings():
         sl.crossover_size("allreduce", "recursive_doubling", "ring", 2, alpha, beta, gamma))
 
 
+@pytest.mark.parametrize("seed", range(10))
+def test_robust_fit_leaves_out_sizes_whose_batches_all_waited(seed):
+    """On a busy machine every batch of a size can wait for a CPU (milliseconds instead of microseconds):
+    the fit leaves such sizes out and still recovers alpha and beta."""
+    rng = np.random.default_rng(seed)
+    n = np.array(labs.DEFAULT_MESSAGE_SIZES, dtype=float)
+    t = (8e-7 + n / 7e9) * (1 + rng.exponential(0.03, n.size))
+    bad = rng.choice(n.size, 2, replace=False)
+    t[bad] = rng.uniform(1e-3, 2e-2, 2)
+    fit = labs.fit_alpha_beta_robust(n, t)
+    assert sorted(np.flatnonzero(~fit.kept).tolist()) == sorted(bad.tolist())
+    assert fit.alpha == pytest.approx(8e-7, rel=0.15) and fit.bandwidth == pytest.approx(7e9, rel=0.15)
+    clean = labs.fit_alpha_beta_robust(n, 8e-7 + n / 7e9)
+    assert clean.kept.all()
+    with pytest.raises(ValueError, match="ratio must be > 1"):
+        labs.fit_alpha_beta_robust(n, t, ratio=1)
+
+
+def test_pingpong_record_says_which_sizes_it_left_out():
+    lab = synthetic_pingpong()
+    lab.seconds[:, 3] = 0.014
+    assert "left out of the fit" in lab.summary() and "(left out)" in lab.table()
+    assert lab.fit.alpha == pytest.approx(1e-6, rel=0.1)
+    lab.seconds[:] = 1e-3                                       # flat: no line at all
+    assert "no fit:" in lab.summary() and "nan" in lab.table()
+
+
+def test_one_wild_size_does_not_decide_the_crossover():
+    n = [1e2, 1e3, 1e4, 1e5, 1e6, 1e7]
+    a = [1.0, 1.0, 1.0, 1.0, 4.0, 8.0]
+    b = [2.0, 2.0, 2.0, 2.0, 2.0, 2.0]
+    a_wild = a.copy()
+    a_wild[0] = 5000.0                                          # a batch that waited for a CPU
+    assert labs.measured_crossover(n, a_wild, b) == pytest.approx(labs.measured_crossover(n, a, b))
+
+
 def test_measured_crossover_edge_cases():
     n = [1e3, 1e4, 1e5]
     assert labs.measured_crossover(n, [1, 1, 1], [1, 1, 1]) is None
@@ -501,13 +537,11 @@ def test_a_job_that_runs_too_long_is_stopped():
 def test_real_pingpong_over_shared_memory_and_tcp():
     for transport in ("shm", "tcp"):
         lab = labs.pingpong(transport=transport, sizes=[8, 1024, 65536], repeats=2, target_seconds=5e-4)
-        assert lab.seconds.shape == (2, 3) and np.all(lab.seconds > 0)
-        assert lab.best[2] > lab.best[0]                        # 64 KiB takes longer than 8 bytes
+        assert lab.seconds.shape == (2, 3) and np.all(lab.seconds > 0) and np.all(np.isfinite(lab.seconds))
+        assert lab.rounds.shape == (3,) and np.all(lab.rounds >= 3)
         assert lab.launch.startup_seconds < lab.launch.wall_seconds
         assert len(lab.hosts) == 2 and lab.transport == transport
-        fit = lab.fit
-        assert fit.alpha >= 0 and fit.beta > 0
-        assert "ping-pong over " + transport in str(lab)
+        assert "ping-pong over " + transport in str(lab)          # a fit, or the reason there is none
     assert "--mca" in lab.launch.command and "self,tcp" in lab.launch.command
 
 
@@ -519,7 +553,6 @@ def test_real_allreduce_two_algorithms():
     assert len(lab.launches) == 2
     ring = lab.algorithm_ids["ring"]
     assert str(ring) in lab.launches[1].command and "coll_tuned_allreduce_algorithm" in lab.launches[1].command
-    assert lab.best("ring", 2)[2] > lab.best("ring", 2)[0]
     c = lab.crossovers(1e-6, 1e-9)
     assert len(c) == 1 and c[0].predicted is not None
     assert np.all(lab.busbw("ring", 2) > 0)
@@ -530,7 +563,7 @@ def test_real_scaling_on_one_and_two_ranks():
     assert lab.strong.shape == lab.weak.shape == (2, 2) and np.all(lab.strong > 0)
     assert lab.strong_units >= 2 and lab.weak_units >= 1 and lab.per_unit > 0
     assert np.all(lab.strong_fastest <= lab.strong)
-    assert lab.speedup.median[0] == 1.0 and 0.2 < lab.speedup.median[1] < 2.5
+    assert lab.speedup.median[0] == 1.0 and 0.05 < lab.speedup.median[1] < 4      # sanity, not speed
     assert lab.barrier.shape == (2,) and lab.rank_startup.shape == (2,)
     assert lab.k_cpu == probe.cpu_info().usable
     assert "kernel: 128x128" in str(lab)

@@ -17,7 +17,17 @@ and report their timings to it as JSON.
 """
 
 from . import plots
-from .analysis import ScalingFit, Spread, measured_crossover, plateau_speedup, scaling_fits, speedup_runs, spread
+from .analysis import (
+    RobustAlphaBeta,
+    ScalingFit,
+    Spread,
+    fit_alpha_beta_robust,
+    measured_crossover,
+    plateau_speedup,
+    scaling_fits,
+    speedup_runs,
+    spread,
+)
 from .launch import (
     TRANSPORTS,
     LaunchInfo,
@@ -72,6 +82,8 @@ __all__ = [
     "ScalingFit",
     "scaling_fits",
     "measured_crossover",
+    "fit_alpha_beta_robust",
+    "RobustAlphaBeta",
     "format_bytes",
     "plots",
 ]

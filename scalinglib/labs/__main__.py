@@ -33,14 +33,13 @@ def main(argv=None) -> int:
     parser.add_argument("--launcher", default="mpiexec", choices=["mpiexec", "srun"])
     parser.add_argument("--timeout", type=float, default=3600.0)
     args = parser.parse_args(argv)
-    remote = args.hostfile is not None
-    transport = args.transport or ("auto" if remote or args.launcher == "srun" else "shm")
+    transport = args.transport
     common = {"hostfile": args.hostfile, "launcher": args.launcher, "timeout": args.timeout,
               "mpiexec_args": ["--map-by", "node"] if args.map_by_node else []}
     try:
         if args.lab == "scaling":
             lab = scaling(args.ranks, seconds=args.seconds, repeats=args.repeats, kernel=args.kernel,
-                          k_cpu=args.k_cpu, **common)
+                          k_cpu=args.k_cpu, transport=transport, **common)
             print(lab)
         elif args.lab == "pingpong":
             lab = pingpong(transport=transport, repeats=args.repeats, **common)

@@ -25,10 +25,9 @@ import time
 
 STARTED_AT = time.time()            # wall clock, comparable with the parent's on the same machine
 
-# One BLAS thread per rank: the ranks are the parallelism being measured.
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
-             "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS"):
-    os.environ[_var] = "1"
+#: One BLAS thread per rank: the ranks are the parallelism being measured. Set before numpy loads.
+ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
+              "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
 
 STARTED = "@@scalinglib-started@@"
 RESULT = "@@scalinglib-result@@"
@@ -326,6 +325,8 @@ def fail(world, message):
 
 
 def main(argv):
+    for var in ONE_THREAD:
+        os.environ[var] = "1"
     cfg = json.loads(argv[1])
     if cfg.get("fail_rank") is not None:             # for the tests: a rank that dies on purpose
         fail_rank = int(cfg["fail_rank"])

@@ -22,7 +22,10 @@ from ..laws import fit_amdahl, karp_flatt
 from ..usl import fit_usl
 
 __all__ = ["Spread", "spread", "speedup_runs", "plateau_speedup", "ScalingFit", "scaling_fits",
-           "measured_crossover"]
+           "measured_crossover", "RobustAlphaBeta", "fit_alpha_beta_robust"]
+
+#: The weight of one size in :func:`measured_crossover` is capped at this |log ratio| (a 65% difference).
+_CLEAR = float(np.log(1.65))
 
 
 class Spread(NamedTuple):
@@ -184,7 +187,8 @@ def measured_crossover(nbytes, seconds_a, seconds_b):
     Both algorithms were timed at the same sizes; A is taken to win the small sizes and B the
     large ones. Noise can flip the winner at a size where the two are close, so the crossover is
     the split of the sizes into "A wins" below and "B wins" above that disagrees least with the
-    measurements, each disagreement weighted by how clear it is (``|log(t_A / t_B)|``). It is
+    measurements, each disagreement weighted by how clear it is (``|log(t_A / t_B)|``, capped at
+    ``log(1.65)`` so that one wildly disturbed size counts no more than a clear win). It is
     placed between the two sizes around the split by linear interpolation of ``log(t_A / t_B)``
     in log-size.
 
@@ -218,8 +222,9 @@ def measured_crossover(nbytes, seconds_a, seconds_b):
     if n.size < 2 or np.any(np.diff(n) <= 0):
         raise ValueError("nbytes must hold at least two sizes, increasing")
     r = np.log(a / b)                        # < 0 where A is faster
+    w = np.clip(r, -_CLEAR, _CLEAR)          # a wildly disturbed size counts no more than a clear win
     # cost of splitting before index i: sizes below i where B won, plus sizes from i where A won
-    costs = [np.sum(np.maximum(r[:i], 0)) + np.sum(np.maximum(-r[i:], 0)) for i in range(n.size + 1)]
+    costs = [np.sum(np.maximum(w[:i], 0)) + np.sum(np.maximum(-w[i:], 0)) for i in range(n.size + 1)]
     i = int(np.argmin(costs))
     if i in (0, n.size):
         return None
@@ -228,3 +233,68 @@ def measured_crossover(nbytes, seconds_a, seconds_b):
     if y0 < 0 < y1 or y0 > 0 > y1:
         return float(np.exp(x0 + (x1 - x0) * y0 / (y0 - y1)))
     return float(np.exp(0.5 * (x0 + x1)))
+
+
+class RobustAlphaBeta(NamedTuple):
+    """alpha and beta fitted to the sizes that fit a line, and the sizes left out."""
+
+    alpha: float
+    beta: float
+    kept: np.ndarray  #: True for the sizes the final fit used
+
+    @property
+    def bandwidth(self) -> float:
+        return 1.0 / self.beta
+
+    @property
+    def half_size(self) -> float:
+        return self.alpha / self.beta
+
+
+def fit_alpha_beta_robust(nbytes, seconds, *, ratio=2.0, max_dropped=None) -> RobustAlphaBeta:
+    """``t = alpha + n beta`` fitted as :func:`scalinglib.fit_alpha_beta` does, leaving out sizes whose
+    time is more than ``ratio`` times the fitted line's, the worst first, one at a time.
+
+    On a busy machine every batch of one size can be slowed down (a rank waits for a CPU in most of
+    its rounds); such a size lies far above the line and would drag the fit. At most a third of the
+    sizes are left out (``max_dropped``), and never so many that fewer than three remain.
+
+    Parameters
+    ----------
+    nbytes, seconds : array_like
+        As for :func:`scalinglib.fit_alpha_beta`.
+    ratio : float
+        A size is left out when measured / fitted exceeds this, > 1 (default 2).
+    max_dropped : int, optional
+        At most this many sizes left out (default: a third of them).
+
+    Returns
+    -------
+    RobustAlphaBeta
+
+    Examples
+    --------
+    >>> n = np.array([8, 64, 512, 4096, 32768, 262144, 2097152])
+    >>> t = 1e-6 + n / 5e9
+    >>> t[2] = 0.014                                  # one size whose batches all waited for a CPU
+    >>> fit = fit_alpha_beta_robust(n, t)
+    >>> round(fit.alpha * 1e6, 6), round(fit.bandwidth / 1e9, 6), fit.kept.tolist()
+    (1.0, 5.0, [True, True, False, True, True, True, True])
+    """
+    from ..probe import fit_alpha_beta
+
+    n = check_positive("nbytes", nbytes)
+    t = check_positive("seconds", seconds)
+    if not ratio > 1:
+        raise ValueError(f"ratio must be > 1; got {ratio!r}")
+    keep = np.ones(n.shape, dtype=bool)
+    limit = n.size // 3 if max_dropped is None else int(max_dropped)
+    fit = fit_alpha_beta(n, t)
+    while keep.sum() > 3 and (~keep).sum() < limit:
+        excess = np.where(keep, t / (fit.alpha + n * fit.beta), 0.0)
+        worst = int(np.argmax(excess))
+        if excess[worst] <= ratio:
+            break
+        keep[worst] = False
+        fit = fit_alpha_beta(n[keep], t[keep])
+    return RobustAlphaBeta(fit.alpha, fit.beta, keep)

@@ -13,8 +13,18 @@ from typing import NamedTuple
 import numpy as np
 
 from ..comm import ALGORITHMS, bus_bandwidth, collective_time, crossover_size
-from ..probe import AlphaBeta, CpuInfo, fit_alpha_beta
-from .analysis import ScalingFit, Spread, measured_crossover, plateau_speedup, scaling_fits, speedup_runs, spread
+from ..probe import AlphaBeta, CpuInfo
+from .analysis import (
+    RobustAlphaBeta,
+    ScalingFit,
+    Spread,
+    fit_alpha_beta_robust,
+    measured_crossover,
+    plateau_speedup,
+    scaling_fits,
+    speedup_runs,
+    spread,
+)
 from .launch import LaunchInfo
 
 __all__ = ["ScalingLab", "PingPongLab", "AllreduceLab", "Crossover", "format_bytes"]
@@ -185,9 +195,16 @@ class PingPongLab:
         return np.median(self.seconds, axis=0)
 
     @property
+    def robust_fit(self) -> RobustAlphaBeta:
+        """The fit, and which sizes it kept (see :func:`fit_alpha_beta_robust`)."""
+        return fit_alpha_beta_robust(self.nbytes, self.best)
+
+    @property
     def fit(self) -> AlphaBeta:
-        """alpha and beta fitted to the best times (relative residuals, see ``fit_alpha_beta``)."""
-        return fit_alpha_beta(self.nbytes, self.best)
+        """alpha and beta fitted to the best times (relative residuals, see ``fit_alpha_beta``), leaving
+        out sizes more than twice above the line: there every batch was slowed down."""
+        robust = self.robust_fit
+        return AlphaBeta(robust.alpha, robust.beta)
 
     def summary(self) -> str:
         where = "two hosts" if len(set(self.hosts)) > 1 else "one host"
@@ -195,18 +212,29 @@ class PingPongLab:
                  f"best of {self.seconds.shape[0]} batches per size"]
         lines += _launch_lines(self.launch, self.rank_startup)
         lines += [f"note: {n}" for n in self.notes]
-        fit = self.fit
+        try:
+            fit = self.robust_fit
+        except ValueError as err:
+            lines.append(f"no fit: {err}")
+            return "\n".join(lines)
         lines.append(f"fit: alpha = {fit.alpha * 1e6:.2f} us, beta = {fit.beta * 1e9:.4f} ns/B "
                      f"(1/beta = {fit.bandwidth / 1e9:.2f} GB/s), n_1/2 = alpha/beta = {fit.half_size / 1e3:.1f} kB")
+        if not fit.kept.all():
+            left = ", ".join(format_bytes(n) for n in self.nbytes[~fit.kept])
+            lines.append(f"left out of the fit (more than twice the line: every batch was slowed down): {left}")
         return "\n".join(lines)
 
     def table(self) -> str:
-        fit = self.fit
-        model = fit.alpha + self.nbytes * fit.beta
+        try:
+            fit = self.robust_fit
+            model, kept = fit.alpha + self.nbytes * fit.beta, fit.kept
+        except ValueError:
+            model, kept = np.full(self.nbytes.shape, np.nan), np.ones(self.nbytes.shape, dtype=bool)
         rows = [f"{'n':>9} {'best':>10} {'median':>10} {'model':>10} {'best/model':>10} {'n/t (GB/s)':>10}"]
-        for n, b, m, p in zip(self.nbytes, self.best, self.median, model):
+        for n, b, m, p, k in zip(self.nbytes, self.best, self.median, model, kept):
+            mark = "" if k else " (left out)"
             rows.append(f"{format_bytes(n):>9} {_us(b):>10} {_us(m):>10} {_us(p):>10} {b / p:>10.2f} "
-                        f"{n / b / 1e9:>10.3f}")
+                        f"{n / b / 1e9:>10.3f}{mark}")
         return "\n".join(rows)
 
     def __str__(self) -> str:

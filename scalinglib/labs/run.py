@@ -105,6 +105,20 @@ def _local(hostfile) -> bool:
     return hostfile is None and slurm_allocation() is None
 
 
+def _transport(transport, hostfile):
+    """``shm`` on this machine and ``auto`` on a cluster when not given; checked when given."""
+    if transport is None:
+        return "shm" if _local(hostfile) else "auto"
+    return check_choice("transport", transport, tuple(TRANSPORTS))
+
+
+def _transport_notes(transport) -> list[str]:
+    return {"shm": ["the ranks reach each other through shared memory (Open MPI's sm transport): no network is used"],
+            "tcp": ["the ranks talk TCP on the loopback interface: the kernel's network stack, no network card or wire"],
+            "auto": ["Open MPI picks the transport: shared memory inside a node, the fastest network between nodes"]
+            }[transport]
+
+
 def _launch_options(hostfile, launcher, mpiexec, mpiexec_args, start_timeout, timeout):
     return {"hostfile": hostfile, "launcher": launcher, "mpiexec": mpiexec,
             "extra_args": tuple(str(a) for a in mpiexec_args),
@@ -120,7 +134,8 @@ def _bounded(name, value, low, high, kind=float):
 
 
 def scaling(ranks=None, *, seconds=0.1, repeats=5, kernel="matmul", size=None, k_cpu=None, hostfile=None,
-            launcher="mpiexec", mpiexec=None, mpiexec_args=(), start_timeout=60.0, timeout=900.0) -> ScalingLab:
+            transport=None, launcher="mpiexec", mpiexec=None, mpiexec_args=(), start_timeout=60.0,
+            timeout=900.0) -> ScalingLab:
     """Strong and weak scaling of a numpy kernel on K MPI ranks, SPMD, in one MPI job.
 
     The job starts ``max(ranks)`` ranks; for each K, ranks 0..K-1 work and the others sleep. Every
@@ -146,6 +161,9 @@ def scaling(ranks=None, *, seconds=0.1, repeats=5, kernel="matmul", size=None, k
     k_cpu : int, optional
         Usable CPUs; this machine's (affinity mask and cgroup quota), the hostfile's slots or the
         Slurm allocation's tasks by default.
+    transport : {"shm", "tcp", "auto"}, optional
+        How the ranks reach each other for the barriers (see :func:`pingpong`); ``shm`` on this
+        machine and ``auto`` with a hostfile or inside Slurm by default.
     hostfile, launcher, mpiexec, mpiexec_args, start_timeout, timeout :
         Where and how to launch; see :func:`scalinglib.labs.launch.run_ranks`.
 
@@ -163,9 +181,11 @@ def scaling(ranks=None, *, seconds=0.1, repeats=5, kernel="matmul", size=None, k
     size = _KERNEL_SIZE[kernel] if size is None else _bounded("size", size, 1, 2**26 if kernel == "add" else 4096, int)
     options = _launch_options(hostfile, launcher, mpiexec, mpiexec_args, start_timeout, timeout)
     config = {"counts": ks, "repeats": repeats, "seconds": seconds, "k_cpu": c, "kernel": kernel, "size": size}
+    transport = _transport(transport, hostfile)
+    notes += _transport_notes(transport)
     if _local(hostfile):
         notes += busy_note(c)
-    out, launch = run_ranks("scaling", config, max(ks), **options)
+    out, launch = run_ranks("scaling", config, max(ks), mca=TRANSPORTS[transport], **options)
     return ScalingLab(
         ks=np.array(ks), strong=np.array(out["strong"]), weak=np.array(out["weak"]),
         strong_fastest=np.array(out["strong_fastest"]), weak_fastest=np.array(out["weak_fastest"]),
@@ -184,7 +204,7 @@ def _sizes(name, sizes, default, multiple=1):
     return values
 
 
-def pingpong(*, transport="shm", sizes=None, repeats=5, target_seconds=0.002, hostfile=None, launcher="mpiexec",
+def pingpong(*, transport=None, sizes=None, repeats=5, target_seconds=0.002, hostfile=None, launcher="mpiexec",
              mpiexec=None, mpiexec_args=(), start_timeout=60.0, timeout=300.0) -> PingPongLab:
     """One-way message times between two MPI ranks by ping-pong, and alpha and beta fitted to them.
 
@@ -195,10 +215,11 @@ def pingpong(*, transport="shm", sizes=None, repeats=5, target_seconds=0.002, ho
 
     Parameters
     ----------
-    transport : {"shm", "tcp", "auto"}
-        ``shm``: Open MPI's shared-memory transport between ranks on one machine; ``tcp``: the same
-        two ranks through the kernel's TCP stack on the loopback interface; ``auto``: whatever
-        Open MPI picks (on a cluster with a hostfile, the network between two nodes).
+    transport : {"shm", "tcp", "auto"}, optional
+        ``shm``: Open MPI's shared-memory transport between ranks on one machine (the default
+        there); ``tcp``: the same two ranks through the kernel's TCP stack on the loopback
+        interface; ``auto``: whatever Open MPI picks (the default with a hostfile or inside Slurm:
+        on a cluster, the network between two nodes).
     sizes : list of int, optional
         Message sizes in bytes (default 8 B to 2 MiB by factors of 4).
     repeats : int
@@ -213,18 +234,14 @@ def pingpong(*, transport="shm", sizes=None, repeats=5, target_seconds=0.002, ho
     -------
     PingPongLab
     """
-    transport = check_choice("transport", transport, tuple(TRANSPORTS))
+    transport = _transport(transport, hostfile)
     values = _sizes("sizes", sizes, DEFAULT_MESSAGE_SIZES)
     repeats = _bounded("repeats", repeats, 1, 100, int)
     target = _bounded("target_seconds", target_seconds, 1e-4, 1.0)
     options = _launch_options(hostfile, launcher, mpiexec, mpiexec_args, start_timeout, timeout)
     config = {"sizes": values, "repeats": repeats, "target": target, "min_ranks": 2}
-    notes = busy_note(cpu_info().usable) if _local(hostfile) else []
+    notes = _transport_notes(transport) + (busy_note(cpu_info().usable) if _local(hostfile) else [])
     out, launch = run_ranks("pingpong", config, 2, mca=TRANSPORTS[transport], **options)
-    if transport == "tcp":
-        notes.append("TCP on the loopback interface: the kernel's network stack, no network card or wire")
-    elif transport == "shm":
-        notes.append("shared memory: Open MPI copies each message through a buffer both processes map")
     return PingPongLab(transport=transport, nbytes=np.array(values, dtype=float),
                        seconds=np.array(out["seconds"]).T, rounds=np.array(out["rounds"]),
                        barrier=float(out["barrier"]), hosts=list(out["hosts"]),
@@ -232,7 +249,7 @@ def pingpong(*, transport="shm", sizes=None, repeats=5, target_seconds=0.002, ho
 
 
 def allreduce(*, algorithms=DEFAULT_ALGORITHMS, ranks=None, sizes=None, repeats=3, target_seconds=0.002,
-              transport="shm", k_cpu=None, hostfile=None, launcher="mpiexec", mpiexec=None, mpiexec_args=(),
+              transport=None, k_cpu=None, hostfile=None, launcher="mpiexec", mpiexec=None, mpiexec_args=(),
               start_timeout=60.0, timeout=300.0) -> AllreduceLab:
     """All-reduce times of Open MPI's tuned algorithms across sizes and rank counts.
 
@@ -284,8 +301,9 @@ def allreduce(*, algorithms=DEFAULT_ALGORITHMS, ranks=None, sizes=None, repeats=
     values = _sizes("sizes", sizes, DEFAULT_ALLREDUCE_SIZES, multiple=4)
     repeats = _bounded("repeats", repeats, 1, 100, int)
     target = _bounded("target_seconds", target_seconds, 1e-4, 1.0)
-    transport = check_choice("transport", transport, tuple(TRANSPORTS))
+    transport = _transport(transport, hostfile)
     options = _launch_options(hostfile, launcher, mpiexec, mpiexec_args, start_timeout, timeout)
+    notes = _transport_notes(transport) + notes
     if max(ks) > c:
         notes.append(f"K = {max(ks)} is more ranks than the {c} usable CPUs: ranks wait for a CPU between messages, "
                      "which 3.8's model does not describe")
