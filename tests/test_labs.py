@@ -206,6 +206,15 @@ def test_one_wild_size_does_not_decide_the_crossover():
     assert labs.measured_crossover(n, a_wild, b) == pytest.approx(labs.measured_crossover(n, a, b))
 
 
+def test_a_disturbed_smallest_size_does_not_flip_which_algorithm_wins_small_messages():
+    lab = synthetic_allreduce()
+    lab.seconds[0, 0, :, 0] = 0.0136                 # recursive doubling's 8 B batches all waited for a CPU
+    crossed = [c for c in lab.crossovers(2e-6, 1 / 4e9) if c.k == 2 and "ring" in (c.first, c.second)]
+    rd_ring = [c for c in crossed if "recursive_doubling" in (c.first, c.second)][0]
+    assert (rd_ring.first, rd_ring.second) == ("recursive_doubling", "ring")
+    assert 1 / 4 < rd_ring.measured / rd_ring.predicted < 4
+
+
 def test_measured_crossover_edge_cases():
     n = [1e3, 1e4, 1e5]
     assert labs.measured_crossover(n, [1, 1, 1], [1, 1, 1]) is None

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..comm import ALGORITHMS, bus_bandwidth, collective_time, crossover_size
+from ..comm import ALGORITHMS, bus_bandwidth, collective_cost_terms, collective_time, crossover_size
 from ..probe import AlphaBeta, CpuInfo
 from .analysis import (
     RobustAlphaBeta,
@@ -307,14 +307,25 @@ class AllreduceLab:
         g = self.gamma if gamma is None else gamma
         return np.asarray(collective_time("allreduce", self.nbytes, k, alpha, beta, g, algorithm=algorithm))
 
+    def _small_first(self, a: str, b: str, k: int) -> tuple[str, str]:
+        """The pair ordered so that the first is the one expected to win small messages: the one
+        that sends fewer messages in the model, or else the one faster at most of the smaller half
+        of the sizes (a single disturbed size cannot decide)."""
+        if self.modelled(a, k) and self.modelled(b, k):
+            ka, kb = (float(collective_cost_terms("allreduce", k, algorithm=x)[0]) for x in (a, b))
+            if ka != kb:
+                return (a, b) if ka < kb else (b, a)
+        half = max(1, self.nbytes.size // 2)
+        wins = np.sum(self.best(a, k)[:half] <= self.best(b, k)[:half])
+        return (a, b) if 2 * wins >= half else (b, a)
+
     def crossovers(self, alpha: float, beta: float, gamma: float | None = None) -> list[Crossover]:
         """Every pair of algorithms on every K: the measured and the predicted crossover size."""
         g = self.gamma if gamma is None else gamma
         out = []
         for k in self.ks.tolist():
             for a, b in combinations(self.algorithms, 2):
-                ta, tb = self.best(a, k), self.best(b, k)
-                first, second = (a, b) if ta[0] <= tb[0] else (b, a)
+                first, second = self._small_first(a, b, k)
                 measured = measured_crossover(self.nbytes, self.best(first, k), self.best(second, k))
                 predicted = None
                 if self.modelled(a, k) and self.modelled(b, k):
