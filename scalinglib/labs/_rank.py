@@ -43,16 +43,16 @@ def emit(tag, payload):
     sys.stdout.flush()
 
 
-def quiet_wait(request):
+def quiet_wait(request, longest=POLL_LONGEST):
     """Complete an MPI request without keeping a core busy."""
     pause = POLL_FIRST
     while not request.Test():
         time.sleep(pause)
-        pause = min(2 * pause, POLL_LONGEST)
+        pause = min(2 * pause, longest)
 
 
-def quiet_barrier(comm):
-    quiet_wait(comm.Ibarrier())
+def quiet_barrier(comm, longest=POLL_LONGEST):
+    quiet_wait(comm.Ibarrier(), longest)
 
 
 def median(values):
@@ -159,7 +159,7 @@ def scaling(world, cfg):
                 sub = comms[k]
                 if sub is not None:
                     count = shares(strong_total, k)[sub.rank] if mode == "strong" else weak_each
-                    quiet_barrier(sub)                  # start together
+                    quiet_barrier(sub, longest=2e-4)    # start together (within a fraction of a millisecond)
                     mine[mode][r][j] = run_units(unit, count)
                 quiet_barrier(world)                    # nobody starts the next step early
     everyone = world.gather(mine, root=0)
