@@ -378,8 +378,8 @@ def test_command_line_for_this_machine_root_and_oversubscription():
     cmd, _, notes = labs.mpiexec_command(2, cpus=_cpus(2), environ={})
     assert "--oversubscribe" not in cmd and "--bind-to" not in cmd
     assert not any("oversubscribed" in n for n in notes)
-    cmd, _, _ = labs.mpiexec_command(2, cpus=_cpus(2, cores=1), environ={})     # two SMT threads, one core
-    assert "--oversubscribe" in cmd
+    cmd, _, notes = labs.mpiexec_command(2, cpus=_cpus(2, cores=1), environ={})     # two SMT threads, one core
+    assert "--oversubscribe" in cmd and any("SMT threads of 1 cores" in n for n in notes)
 
 
 def test_command_line_for_a_hostfile_and_inside_slurm(tmp_path):
