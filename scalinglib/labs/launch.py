@@ -309,9 +309,12 @@ def mpiexec_command(ranks, *, mpiexec=None, hostfile=None, mca=(), oversubscribe
         raise TypeError(f"oversubscribe must be True, False or None; got {oversubscribe!r}")
     if bind is None and oversubscribe:
         bind = "none"
-    if oversubscribe:
+    if oversubscribe and (not local or k > cpus.usable):
         notes.append(f"{k} ranks on {cpus.usable} usable CPUs: oversubscribed, so the operating system time-slices "
                      "them and they are not bound to cores")
+    elif oversubscribe:
+        notes.append(f"{k} ranks on {cpus.usable} SMT threads of {cpus.cores} cores: Open MPI counts cores, so it is "
+                     "told to place more ranks than that (--oversubscribe) and not to bind them")
     python = sys.executable if python is None else python
     _check_mpi4py(python)
     mca = [(str(name), str(value)) for name, value in mca]
