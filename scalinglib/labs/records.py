@@ -135,10 +135,10 @@ class ScalingLab:
         lines.append(f"work per rank: {self.weak_units * self.per_unit:.3f} s in weak scaling and in strong scaling "
                      f"at K = K_cpu, {self.strong_units * self.per_unit:.3f} s at K = 1")
         lines += _launch_lines(self.launch, self.rank_startup)
+        lines += [f"note: {n}" for n in self.notes]
         per_k = ", ".join(f"K={k}: {_us(b)}" for k, b in zip(self.ks, self.barrier))
         lines.append(f"one barrier: {per_k}; the slowest strong-scaling run lasted "
                      f"{self.strong.max():.2f} s and the shortest {self.strong.min():.3f} s")
-        lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
 
     def table(self) -> str:

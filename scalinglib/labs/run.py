@@ -147,7 +147,8 @@ def scaling(ranks=None, *, seconds=0.1, repeats=5, kernel="matmul", size=None, k
     Parameters
     ----------
     ranks : list of int, optional
-        The K to measure, whole >= 1, including 1; :func:`default_rank_counts` of K_cpu by default.
+        The K to measure, whole >= 1, including 1; :func:`default_rank_counts` of K_cpu by default
+        (without the oversubscribed 2 K_cpu on a cluster).
     seconds : float
         Work per rank at K = K_cpu in seconds, between 0.005 and 60 (default 0.1). The run takes
         about ``repeats * seconds * (K_cpu + len(ranks) + ...)``; raise it on a noisy machine.
@@ -172,7 +173,10 @@ def scaling(ranks=None, *, seconds=0.1, repeats=5, kernel="matmul", size=None, k
     ScalingLab
     """
     c, cpus, notes = machine_cpus(hostfile, k_cpu)
-    ks = default_rank_counts(c) if ranks is None else check_counts("ranks", ranks)
+    if ranks is None:                      # on a cluster, no oversubscription: the slots are the limit
+        ks = [k for k in default_rank_counts(c) if _local(hostfile) or k <= c]
+    else:
+        ks = check_counts("ranks", ranks)
     if ks[0] != 1:
         raise ValueError(f"ranks must include 1, the baseline of every speedup; got {ks}")
     seconds = _bounded("seconds", seconds, 0.005, 60.0)
