@@ -463,6 +463,41 @@ def test_arguments_are_refused_before_any_process_starts(call, error, match):
     assert time.perf_counter() - start < 3
 
 
+def test_on_a_cluster_the_defaults_fit_the_slots_and_let_open_mpi_pick_the_network(tmp_path, monkeypatch):
+    """The entry points' choices, with the MPI job replaced by a stand-in that records what it was asked."""
+    from scalinglib.labs import run as run_mod
+    asked = []
+
+    def fake_run_ranks(lab, config, ranks, **options):
+        asked.append((lab, config, ranks, options))
+        if lab == "scaling":
+            n, r = len(config["counts"]), config["repeats"]
+            out = {"strong": [[1.0 / min(k, 2) for k in config["counts"]]] * r, "weak": [[1.0] * n] * r,
+                   "strong_fastest": [[0.9] * n] * r, "weak_fastest": [[0.9] * n] * r, "unit_flops": 1.0,
+                   "per_unit": 1e-4, "strong_total": 100, "weak_each": 50, "barrier": [1e-6] * n,
+                   "rank_startup": [0.1] * ranks}
+        else:
+            n = len(config["sizes"])
+            out = {"seconds": [[1e-6 + s * 1e-10] * config["repeats"] for s in config["sizes"]], "rounds": [10] * n,
+                   "barrier": 1e-6, "hosts": ["node01", "node02"], "rank_startup": [0.1, 0.1]}
+        return out, LaunchInfo(command=["mpiexec"], ranks=ranks)
+
+    monkeypatch.setattr(run_mod, "run_ranks", fake_run_ranks)
+    hostfile = tmp_path / "hosts"
+    hostfile.write_text("node01 slots=2\nnode02 slots=2\n")
+    lab = labs.scaling(hostfile=hostfile)
+    lab_config, lab_ranks, lab_options = asked[-1][1:]
+    assert lab_config["counts"] == [1, 2, 4] and lab_ranks == 4 and lab_config["k_cpu"] == 4
+    assert dict(lab_options["mca"]) == {} and lab_options["hostfile"] == hostfile
+    assert not lab.oversubscribed.any() and "Open MPI picks the transport" in lab.summary()
+    pp = labs.pingpong(hostfile=hostfile, mpiexec_args=["--map-by", "node"])
+    assert pp.transport == "auto" and asked[-1][3]["extra_args"] == ("--map-by", "node")
+    assert "two hosts" in pp.summary()
+    labs.scaling()                                               # this machine: shared memory, 2 K_cpu ranks
+    k_cpu = probe.cpu_info().usable
+    assert asked[-1][1]["counts"][-1] == 2 * k_cpu and dict(asked[-1][3]["mca"])["btl"] == "self,sm"
+
+
 def test_slurm_allocation_is_read_from_the_environment():
     assert labs.slurm_allocation({"SLURM_JOBID": "5", "SLURM_NNODES": "1", "SLURM_NPROCS": "4(x2)"}) == \
         {"job": "5", "nodes": 1, "tasks": 4}
