@@ -34,8 +34,8 @@ def _bytes_axis(ax, nbytes):
 
 def scaling_figure(fig, lab: ScalingLab):
     """Left: strong-scaling speedup and weak-scaling speedup K T(1)/T(K) (medians, bars from the
-    slowest to the fastest repeat), the plateau min(K, K_cpu), and the Amdahl and USL fits (made on
-    K <= K_cpu only); the oversubscribed range is shaded. Right: Karp-Flatt e(K) of the median
+    slowest to the fastest repeat), the plateau min(K, K_cpu), and the Amdahl and USL fits, made on
+    and drawn over K <= K_cpu only; the oversubscribed range is shaded. Right: Karp-Flatt e(K) of the median
     speedups. Returns the two axes."""
     ax_s, ax_e = fig.subplots(1, 2)
     for ax in (ax_s, ax_e):
@@ -51,11 +51,12 @@ def scaling_figure(fig, lab: ScalingLab):
     _errorbar(ax_s, ks + 0.06 * top / 8, lab.scaled_speedup, marker="s", color=COLORS["green"],
               label="weak: K T(1)/T(K)")
     fit = lab.fit
+    fitted = dense[dense <= lab.k_cpu]                  # the fits describe K <= K_cpu only
     if fit.f is not None:
-        ax_s.plot(dense, amdahl_speedup(fit.f, dense), color=COLORS["vermillion"], linestyle="--",
+        ax_s.plot(fitted, amdahl_speedup(fit.f, fitted), color=COLORS["vermillion"], linestyle="--",
                   label=f"Amdahl, f = {fit.f:.3f}")
     if fit.sigma is not None:
-        ax_s.plot(dense, usl_speedup(dense, fit.sigma, fit.kappa), color=COLORS["purple"],
+        ax_s.plot(fitted, usl_speedup(fitted, fit.sigma, fit.kappa), color=COLORS["purple"],
                   linestyle="-.", label=f"USL, sigma = {fit.sigma:.3f}, kappa = {fit.kappa:.4f}")
     ax_s.set_xlabel("MPI ranks K")
     ax_s.set_ylabel("speedup")
