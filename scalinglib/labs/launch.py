@@ -446,11 +446,11 @@ def run_ranks(lab, config, ranks, *, mpiexec=None, hostfile=None, mca=(), oversu
     open_streams = 2
     try:
         while open_streams:
-            limit = (start_timeout if not started else timeout) - (time.perf_counter() - began)
+            limit = (timeout if started else min(start_timeout, timeout)) - (time.perf_counter() - began)
             if limit <= 0:
                 _kill(process)
                 stderr = "".join(err)
-                if not started:
+                if not started and start_timeout < timeout:
                     raise MPILaunchError(
                         f"the {lab} lab's {ranks} ranks did not start within {start_timeout:g} s; the job was "
                         f"stopped.\nCommand: {info.command_line()[:400]}\n{_tail(stderr)}"
