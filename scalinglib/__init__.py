@@ -9,7 +9,7 @@ Functions take and return numbers or numpy arrays (broadcasting), use SI units
 ``ValueError`` or ``TypeError`` that names the parameter and the allowed range.
 """
 
-from . import figures, measure, probe
+from . import figures, labs, probe
 from .batchsize import data_parallel_cap, examples_to_target, steps_to_target
 from .comm import (
     ALGORITHMS,
@@ -90,7 +90,6 @@ from .layout import (
     scaling_efficiency,
     tensor_parallel_comm_fraction,
 )
-from .measure import scaling_run
 from .memory import BYTES_PER_PARAM, devices_to_hold, kv_cache_bytes, model_bytes
 from .metrics import efficiency, speedup, weak_efficiency
 from .placement import step_traffic, tensor_parallel_ring_fraction
@@ -176,8 +175,7 @@ __all__ = [
     "fit_usl",
     "USLFit",
     "usl_peak_workers",
-    "scaling_run",
-    "measure",
+    "labs",
     # work, depth and scheduling (3.6)
     "work",
     "depth",

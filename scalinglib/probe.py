@@ -9,9 +9,15 @@ Three measurements, each a few tenths of a second:
   :func:`bandwidth_timings` keeps the best time at each of several sizes.
 * **Compute rate**: :func:`matmul_timings` times square float64 matrix
   multiplies (``2 n**3`` FLOPs each) in numpy's BLAS.
-* **Messages between processes**: :func:`pingpong_timings` bounces messages
-  of growing size between this process and a child process over a pair of
-  operating-system pipes and halves the round trip.
+* **How many CPUs**: :func:`cpu_info` reads the CPUs this process may use from
+  its affinity mask and its cgroup's CPU quota (containers, CI runners, Binder,
+  Kubernetes), and the SMT siblings from ``/sys``; :func:`cpu_count` is its
+  short form.
+
+Messages and collectives between processes (Section 3.8) and strong and weak
+scaling (Section 3.5) are measured with MPI, in :mod:`scalinglib.labs`. This
+module keeps :func:`reduction_time_per_byte`, numpy's time per byte to add two
+vectors, as a check on the gamma that MPI's own reduction shows there.
 
 Every timing is the best of several repeats: on a shared machine, noise only
 ever makes a run slower, so the minimum is the least disturbed estimate. The
@@ -40,18 +46,16 @@ its intercept is noise.
 
 from __future__ import annotations
 
-import multiprocessing
+import math
 import os
-import sys
 import time
-import warnings
 from collections.abc import Callable
-from contextlib import contextmanager
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import as_float_array, check_positive, check_whole, single, single_whole
+from ._validate import as_float_array, check_whole, single_whole
 
 __all__ = [
     "Timings",
@@ -64,14 +68,15 @@ __all__ = [
     "RateSpread",
     "rate_spread",
     "best_time",
+    "CpuInfo",
+    "cgroup_cpu_quota",
+    "cpu_info",
     "cpu_count",
     "bandwidth_timings",
     "bandwidth_samples",
     "matmul_timings",
     "kernel_runs",
-    "pingpong_timings",
     "reduction_time_per_byte",
-    "pair_allreduce_timings",
 ]
 
 
@@ -383,8 +388,184 @@ def best_time(func: Callable[[], object], repeats: int = 5, number: int = 1) -> 
     return best
 
 
+class CpuInfo(NamedTuple):
+    """The CPUs this process may use, and what limits them (see :func:`cpu_info`)."""
+
+    logical: int  #: logical CPUs of the machine, ``os.cpu_count()``
+    affinity: int  #: logical CPUs in this process's affinity mask
+    quota: float | None  #: CPUs' worth of time the cgroup grants per period, or None if unlimited
+    usable: int  #: K_cpu: min(affinity, floor(quota)), at least 1
+    cores: int | None  #: physical cores among the affinity CPUs (distinct SMT sibling groups), None if unknown
+    smt: int | None  #: most hardware threads of one core inside the mask, None if unknown
+    limited_by: str  #: "affinity", "cgroup quota" or "none": what set ``usable`` below ``logical``
+
+    def describe(self) -> str:
+        """One line: the counts and what limits them."""
+        quota = "no cgroup CPU quota" if self.quota is None else f"cgroup quota {self.quota:g} CPUs"
+        text = (f"{self.logical} logical CPUs, {self.affinity} in the affinity mask, {quota}: "
+                f"K_cpu = {self.usable} usable")
+        if self.cores is not None and self.smt is not None and self.smt > 1:
+            text += f" ({self.cores} physical cores, {self.smt} SMT threads each)"
+        elif self.cores is not None:
+            text += " (no SMT siblings among them)"
+        return text
+
+
+def _parse_cpu_list(text: str) -> set[int]:
+    """CPUs of a Linux list such as ``0-3,8,10-11``."""
+    cpus: set[int] = set()
+    for part in text.strip().split(","):
+        if not part:
+            continue
+        low, _, high = part.partition("-")
+        cpus.update(range(int(low), int(high or low) + 1))
+    return cpus
+
+
+def _quota_v2(text: str) -> float | None:
+    """CPUs granted by a cgroup v2 ``cpu.max`` line ``"<quota> <period>"`` (``max`` means unlimited)."""
+    fields = text.split()
+    if not fields or fields[0] == "max":
+        return None
+    period = float(fields[1]) if len(fields) > 1 else 100_000.0
+    return float(fields[0]) / period if period > 0 else None
+
+
+def _quota_v1(quota: str, period: str) -> float | None:
+    """CPUs granted by cgroup v1 ``cpu.cfs_quota_us`` / ``cpu.cfs_period_us`` (a quota of -1 is unlimited)."""
+    q, p = float(quota), float(period)
+    return q / p if q > 0 and p > 0 else None
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text()
+    except OSError:
+        return None
+
+
+def _levels(root: Path, relative: str):
+    """``root/relative`` and each of its parents up to ``root``: a limit set on any of them applies."""
+    here = root / relative.strip("/")
+    while True:
+        yield here
+        if here == root or root not in here.parents:
+            return
+        here = here.parent
+
+
+def cgroup_cpu_quota(root="/sys/fs/cgroup", proc_cgroup="/proc/self/cgroup") -> float | None:
+    """The CPUs' worth of time this process's cgroup may use per period, or None when unlimited.
+
+    Reads ``/proc/self/cgroup`` to find the process's cgroup, then the
+    tightest quota on it or any parent: ``cpu.max`` (cgroup v2) or
+    ``cpu.cfs_quota_us / cpu.cfs_period_us`` (v1, under ``cpu`` or
+    ``cpu,cpuacct``). A container usually sees its own cgroup as the root of
+    the mount, so the root's files count too.
+
+    Parameters
+    ----------
+    root : str or Path, optional
+        Where the cgroup file system is mounted.
+    proc_cgroup : str or Path, optional
+        The file naming the process's cgroups.
+
+    Returns
+    -------
+    float or None
+
+    Examples
+    --------
+    >>> q = cgroup_cpu_quota()
+    >>> q is None or q > 0
+    True
+    """
+    root = Path(root)
+    text = _read(Path(proc_cgroup)) or ""
+    quotas = []
+    for line in text.splitlines():
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        _, controllers, relative = parts
+        if controllers == "":                                   # cgroup v2: "0::/path"
+            for level in _levels(root, relative):
+                found = _read(level / "cpu.max")
+                if found is not None and (q := _quota_v2(found)) is not None:
+                    quotas.append(q)
+        elif "cpu" in controllers.split(","):                   # cgroup v1: "4:cpu,cpuacct:/path"
+            for mount in dict.fromkeys([controllers, "cpu,cpuacct", "cpu", "cpuacct,cpu"]):
+                base = root / mount
+                if not base.is_dir():
+                    continue
+                for level in _levels(base, relative):
+                    quota, period = _read(level / "cpu.cfs_quota_us"), _read(level / "cpu.cfs_period_us")
+                    if quota is not None and period is not None and (q := _quota_v1(quota, period)) is not None:
+                        quotas.append(q)
+    return min(quotas) if quotas else None
+
+
+def _smt_groups(cpus, sys_cpu="/sys/devices/system/cpu") -> list[frozenset[int]] | None:
+    """The SMT sibling groups of ``cpus`` (each group cut to ``cpus``), or None if /sys does not tell."""
+    groups = set()
+    for cpu in cpus:
+        topo = Path(sys_cpu) / f"cpu{cpu}" / "topology"
+        text = _read(topo / "core_cpus_list") or _read(topo / "thread_siblings_list")
+        if text is None:
+            return None
+        groups.add(frozenset(_parse_cpu_list(text) & set(cpus)))
+    return sorted(groups, key=min)
+
+
+def cpu_info(root="/sys/fs/cgroup", proc_cgroup="/proc/self/cgroup", sys_cpu="/sys/devices/system/cpu") -> CpuInfo:
+    """The CPUs this process may really use: affinity mask, cgroup quota and SMT siblings.
+
+    ``os.cpu_count()`` counts the machine's logical CPUs. A process may be
+    allowed fewer: its affinity mask (``taskset``, a batch scheduler's
+    binding) lists the CPUs it may run on, and a cgroup quota (Docker's
+    ``--cpus``, a Kubernetes CPU limit, a CI runner) caps the CPU time it may
+    use per period whatever the mask says. The usable count, written K_cpu
+    in the book, is the smaller of the two, rounded down: two processes on a
+    quota of 1.5 CPUs share 1.5 CPUs. Where ``/sys`` shows the SMT siblings,
+    the physical cores behind the usable CPUs are counted too.
+
+    Parameters
+    ----------
+    root, proc_cgroup : str or Path, optional
+        As for :func:`cgroup_cpu_quota`.
+    sys_cpu : str or Path, optional
+        Where Linux describes each CPU's topology.
+
+    Returns
+    -------
+    CpuInfo
+
+    Examples
+    --------
+    >>> info = cpu_info()
+    >>> 1 <= info.usable <= info.affinity <= info.logical
+    True
+    """
+    logical = os.cpu_count() or 1
+    try:
+        mask = sorted(os.sched_getaffinity(0))
+    except AttributeError:                                      # not Linux: no mask to read
+        mask = list(range(logical))
+    affinity = max(1, min(len(mask), logical))
+    quota = cgroup_cpu_quota(root, proc_cgroup)
+    usable, limited_by = affinity, "affinity" if affinity < logical else "none"
+    if quota is not None and math.floor(quota + 1e-9) < usable:
+        usable, limited_by = max(1, math.floor(quota + 1e-9)), "cgroup quota"
+    groups = _smt_groups(mask, sys_cpu)
+    cores = len(groups) if groups else None
+    smt = max(len(g) for g in groups) if groups else None
+    return CpuInfo(logical, affinity, quota, usable, cores, smt, limited_by)
+
+
 def cpu_count() -> tuple[int, int]:
-    """(logical CPUs of the machine, CPUs this process may run on).
+    """(logical CPUs of the machine, CPUs this process may use): the short form of :func:`cpu_info`.
+
+    The second number honours the affinity mask and the cgroup CPU quota.
 
     Examples
     --------
@@ -392,12 +573,8 @@ def cpu_count() -> tuple[int, int]:
     >>> 1 <= usable <= total
     True
     """
-    total = os.cpu_count() or 1
-    try:
-        usable = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        usable = total
-    return total, min(usable, total)
+    info = cpu_info()
+    return info.logical, info.usable
 
 
 def _sizes(name: str, values, minimum: int = 1) -> list[int]:
@@ -611,96 +788,7 @@ def kernel_runs(vector_elements=2**23, matvec_order=4096, matmul_orders=(64, 256
     return runs
 
 
-# --- Section 3.8: messages between two processes ------------------------------------------------
-
-
-def _echo(conn_in, conn_out, max_bytes):
-    """Child process: send back every message until an empty one arrives."""
-    buf = bytearray(max_bytes)
-    while True:
-        n = conn_in.recv_bytes_into(buf)
-        if n == 0:
-            break
-        conn_out.send_bytes(buf, 0, n)
-
-
-@contextmanager
-def _echo_partner(max_bytes: int):
-    """Start an echoing child process joined by two one-way pipes; yield (receive end, send end)."""
-    methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") and "fork" in methods else "spawn")
-    to_child_r, to_child_w = ctx.Pipe(duplex=False)
-    from_child_r, from_child_w = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_echo, args=(to_child_r, from_child_w, max_bytes), daemon=True)
-    with warnings.catch_warnings():  # Python 3.12+ warns about fork in a threaded process (ipykernel)
-        warnings.simplefilter("ignore", DeprecationWarning)
-        proc.start()
-    try:
-        yield from_child_r, to_child_w
-    finally:
-        try:
-            to_child_w.send_bytes(b"")
-        except OSError:
-            pass
-        proc.join(timeout=5)
-        if proc.is_alive():
-            proc.terminate()
-            proc.join(timeout=5)
-        for conn in (to_child_r, to_child_w, from_child_r, from_child_w):
-            conn.close()
-
-
-def _rounds_for(one_round: float, target: float) -> int:
-    return int(min(5000, max(3, target / max(one_round, 1e-7))))
-
-
-def pingpong_timings(sizes=tuple(8 * 4**k for k in range(8)), repeats=7, target_seconds=0.01) -> Timings:
-    """One-way message time between this process and a child process, by ping-pong over pipes.
-
-    For each size a message goes to the child, which sends it straight back;
-    the time of a batch of round trips, divided by twice the number of trips,
-    is the one-way time. Each size is timed in ``repeats`` batches lasting
-    about ``target_seconds`` each and the best batch is kept.
-
-    Parameters
-    ----------
-    sizes : sequence of int, optional
-        Message sizes in bytes, whole >= 1 (default 8 B to 128 KiB, by factors of 4).
-    repeats : int, optional
-        Batches per size, whole >= 1 (default 7).
-    target_seconds : float, optional
-        Rough length of one batch in seconds, > 0 (default 0.01 s).
-
-    Returns
-    -------
-    Timings
-        ``amount`` in bytes per message, ``seconds`` one way.
-
-    Examples
-    --------
-    >>> t = pingpong_timings(sizes=[8, 4096], repeats=2, target_seconds=0.001)
-    >>> t.amount.tolist(), bool((t.seconds > 0).all())
-    ([8.0, 4096.0], True)
-    """
-    nbytes = _sizes("sizes", sizes)
-    r = single_whole("repeats", repeats)
-    target = single(check_positive, "target_seconds", target_seconds)
-    seconds = []
-    with _echo_partner(max(nbytes)) as (receive, send):
-        buf = bytearray(max(nbytes))
-        for n in nbytes:
-            message = bytes(n)
-
-            def trips(count, message=message):
-                start = time.perf_counter()
-                for _ in range(count):
-                    send.send_bytes(message)
-                    receive.recv_bytes_into(buf)
-                return time.perf_counter() - start
-
-            rounds = _rounds_for(trips(3) / 3, target)
-            seconds.append(min(trips(rounds) for _ in range(r)) / rounds / 2)
-    return Timings(np.array(nbytes, dtype=float), np.array(seconds))
+# --- Section 3.8: the time to add, per byte ------------------------------------------------------
 
 
 def reduction_time_per_byte(nbytes=2**18, repeats=20) -> float:
@@ -730,58 +818,3 @@ def reduction_time_per_byte(nbytes=2**18, repeats=20) -> float:
     b = np.ones(n // 4, np.float32)
     c = np.empty_like(a)
     return best_time(lambda: np.add(a, b, out=c), repeats, _number_for(n, 1e10)) / n
-
-
-def pair_allreduce_timings(sizes=(3 * 2**11, 3 * 2**13, 3 * 2**15), repeats=7, target_seconds=0.01) -> Timings:
-    """Time an all-reduce of float32 vectors between this process and a child process.
-
-    The algorithm is the binomial tree for p = 2, a reduce followed by a
-    broadcast: the child sends its vector, this process adds it to its own and
-    sends the sum back. Its model cost is ``2 alpha + 2 n beta + n gamma``.
-
-    Parameters
-    ----------
-    sizes : sequence of int, optional
-        Vector sizes in bytes, whole multiples of 4 (default 6, 24 and 96 KiB).
-    repeats : int, optional
-        Batches per size, whole >= 1; the best is kept.
-    target_seconds : float, optional
-        Rough length of one batch in seconds, > 0.
-
-    Returns
-    -------
-    Timings
-        ``amount`` in bytes per vector, ``seconds`` per all-reduce.
-
-    Examples
-    --------
-    >>> t = pair_allreduce_timings(sizes=[1024], repeats=2, target_seconds=0.001)
-    >>> t.amount.tolist()
-    [1024.0]
-    """
-    nbytes = _sizes("sizes", sizes, 4)
-    for n in nbytes:
-        if n % 4:
-            raise ValueError(f"sizes must be whole multiples of 4 bytes (float32 elements); got {n}")
-    r = single_whole("repeats", repeats)
-    target = single(check_positive, "target_seconds", target_seconds)
-    seconds = []
-    with _echo_partner(max(nbytes)) as (receive, send):
-        for n in nbytes:
-            mine = np.ones(n // 4, np.float32)
-            theirs = np.empty_like(mine)
-            total = np.empty_like(mine)
-            send.send_bytes(mine)        # the child's first "vector"; from here on it echoes each sum
-
-            def rounds_of(count, mine=mine, theirs=theirs, total=total):
-                start = time.perf_counter()
-                for _ in range(count):
-                    receive.recv_bytes_into(theirs)           # reduce: the child's vector arrives
-                    np.add(mine, theirs, out=total)
-                    send.send_bytes(total)                     # broadcast: the sum goes back
-                return time.perf_counter() - start
-
-            rounds = _rounds_for(rounds_of(3) / 3, target)
-            seconds.append(min(rounds_of(rounds) for _ in range(r)) / rounds)
-            receive.recv_bytes_into(theirs)  # collect the last echo before the next size
-    return Timings(np.array(nbytes, dtype=float), np.array(seconds))

@@ -1,0 +1,365 @@
+"""The program every MPI rank runs for the measurement labs of Sections 3.5 and 3.8.
+
+It is launched by :mod:`scalinglib.labs.launch` as ``mpiexec ... python _rank.py '<json>'`` and is
+run as a script, not imported: importing the ``scalinglib`` package would cost every rank a second
+of start-up (matplotlib and the rest), so this file imports nothing from it. It needs ``mpi4py``;
+the scaling lab also needs numpy (its kernel is a numpy matrix multiply).
+
+Protocol with the parent process, on standard output (Open MPI forwards every rank's output to
+``mpiexec``, so this works across the nodes of a cluster without a shared temporary directory):
+
+* ``@@scalinglib-started@@ <json>`` once every rank has initialised MPI and met at a barrier;
+* ``@@scalinglib-result@@ <json>`` from rank 0 at the end: the timings;
+* ``@@scalinglib-error@@ <json>`` from any rank that fails, before it aborts the job.
+
+Every timing is taken with :func:`time.perf_counter` on the rank that does the work. Ranks that
+have to wait while others are timed wait in a sleeping poll loop (``Test`` then ``sleep``, the
+sleep doubling up to 4 ms), not in MPI's busy-waiting barrier, so that they leave the CPUs to the
+ranks being timed.
+"""
+
+import json
+import os
+import sys
+import time
+
+STARTED_AT = time.time()            # wall clock, comparable with the parent's on the same machine
+
+#: One BLAS thread per rank: the ranks are the parallelism being measured. Set before numpy loads.
+ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
+              "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+STARTED = "@@scalinglib-started@@"
+RESULT = "@@scalinglib-result@@"
+ERROR = "@@scalinglib-error@@"
+
+#: Seconds a sleeping poll loop first waits between two tests of a request, and at most: the wait
+#: doubles each time, so a rank that waits long wakes rarely and leaves the CPUs to the ranks at work.
+POLL_FIRST, POLL_LONGEST = 5e-5, 4e-3
+
+
+def emit(tag, payload):
+    sys.stdout.write(f"{tag} {json.dumps(payload)}\n")
+    sys.stdout.flush()
+
+
+def quiet_wait(request, longest=POLL_LONGEST):
+    """Complete an MPI request without keeping a core busy."""
+    pause = POLL_FIRST
+    while not request.Test():
+        time.sleep(pause)
+        pause = min(2 * pause, longest)
+
+
+def quiet_barrier(comm, longest=POLL_LONGEST):
+    quiet_wait(comm.Ibarrier(), longest)
+
+
+def median(values):
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else 0.5 * (ordered[mid - 1] + ordered[mid])
+
+
+def barrier_seconds(comm, count=20):
+    """Median time of one blocking barrier on ``comm`` (every rank of it must call this)."""
+    times = []
+    comm.Barrier()
+    for _ in range(count):
+        start = time.perf_counter()
+        comm.Barrier()
+        times.append(time.perf_counter() - start)
+    return median(times)
+
+
+def split_for_counts(world, counts):
+    """One communicator per rank count K, holding world ranks 0..K-1 (None on the others)."""
+    from mpi4py import MPI
+    comms = {}
+    for k in counts:
+        colour = 0 if world.rank < k else MPI.UNDEFINED
+        sub = world.Split(colour, world.rank)
+        comms[k] = None if sub == MPI.COMM_NULL else sub
+    return comms
+
+
+def shares(total, parts):
+    base, extra = divmod(total, parts)
+    return [base + (1 if i < extra else 0) for i in range(parts)]
+
+
+# --- Section 3.5: strong and weak scaling ------------------------------------------------------------
+
+
+def make_kernel(name, size):
+    """The unit of work and its description. ``matmul``: one ``size x size`` float64 matrix product
+    (compute-bound, the blocks stay in cache); ``add``: one ``c = a + b`` on ``size`` float64
+    elements (memory-bound when the arrays are far larger than the caches)."""
+    import numpy as np
+    rng = np.random.default_rng(1)
+    if name == "matmul":
+        a, b, c = rng.random((size, size)), rng.random((size, size)), np.empty((size, size))
+
+        def unit():
+            np.matmul(a, b, out=c)
+        flops, nbytes = 2.0 * size**3, 24.0 * size * size
+    elif name == "add":
+        a, b, c = rng.random(size), rng.random(size), np.empty(size)
+
+        def unit():
+            np.add(a, b, out=c)
+        flops, nbytes = float(size), 24.0 * size
+    else:
+        raise ValueError(f"unknown kernel {name!r}")
+    unit()
+    return unit, flops, nbytes
+
+
+def run_units(unit, count):
+    start = time.perf_counter()
+    for _ in range(count):
+        unit()
+    return time.perf_counter() - start
+
+
+def scaling(world, cfg):
+    """Strong and weak scaling of one kernel, interleaved: repeat r, then K, then strong and weak."""
+    counts = cfg["counts"]
+    repeats = cfg["repeats"]
+    unit, flops, nbytes = make_kernel(cfg["kernel"], cfg["size"])
+    comms = split_for_counts(world, counts)
+
+    # calibrate on rank 0 alone (the others sleep): seconds of one unit, best of five short batches
+    per_unit = 0.0
+    if world.rank == 0:
+        trial = 4
+        while run_units(unit, trial) < 0.01 and trial < 1 << 20:
+            trial *= 2
+        per_unit = min(run_units(unit, trial) for _ in range(5)) / trial
+    quiet_barrier(world)
+    per_unit = world.bcast(per_unit, root=0)
+    strong_total = max(cfg["k_cpu"], round(cfg["seconds"] * cfg["k_cpu"] / per_unit))
+    weak_each = max(1, round(cfg["seconds"] / per_unit))
+
+    # the synchronisation the timings sit between: one blocking barrier on K ranks, per K
+    barrier = {}
+    for k in counts:
+        sub = comms[k]
+        if sub is not None:
+            b = barrier_seconds(sub)
+            if sub.rank == 0:
+                barrier[k] = b
+        quiet_barrier(world)
+
+    mine = {"strong": [[None] * len(counts) for _ in range(repeats)],
+            "weak": [[None] * len(counts) for _ in range(repeats)]}
+    for r in range(repeats):
+        for j, k in enumerate(counts):
+            for mode in ("strong", "weak"):
+                sub = comms[k]
+                if sub is not None:
+                    count = shares(strong_total, k)[sub.rank] if mode == "strong" else weak_each
+                    quiet_barrier(sub, longest=2e-4)    # start together (within a fraction of a millisecond)
+                    mine[mode][r][j] = run_units(unit, count)
+                quiet_barrier(world)                    # nobody starts the next step early
+    everyone = world.gather(mine, root=0)
+    if world.rank != 0:
+        return None
+    out = {"strong_total": strong_total, "weak_each": weak_each, "per_unit": per_unit,
+           "unit_flops": flops, "unit_bytes": nbytes,
+           "barrier": [barrier[k] for k in counts]}
+    for mode in ("strong", "weak"):
+        slowest = [[0.0] * len(counts) for _ in range(repeats)]
+        fastest = [[0.0] * len(counts) for _ in range(repeats)]
+        for r in range(repeats):
+            for j in range(len(counts)):
+                times = [rank_times[mode][r][j] for rank_times in everyone if rank_times[mode][r][j] is not None]
+                slowest[r][j], fastest[r][j] = max(times), min(times)
+        out[mode] = slowest
+        out[mode + "_fastest"] = fastest
+    return out
+
+
+# --- Section 3.8: ping-pong --------------------------------------------------------------------------
+#
+# A timed batch lasts ``target`` seconds whatever the machine does: rank 0 decides, after each round,
+# whether to go on, and says so in the first byte of the next message (ping-pong) or in the first
+# element of the vector it contributes (all-reduce: the others contribute 0 there, so the sum tells
+# every rank). Rank 0 reads the clock once per round anyway, to decide, and keeps each round's time.
+# A batch's timing is the median round: a round in which a rank waited for a CPU (on a busy machine
+# that happens every few milliseconds) then moves the mean, not the median.
+
+MIN_ROUNDS = 3
+
+
+def median_round(rounds):
+    """The median of a batch's round times."""
+    return median(rounds)
+
+
+def pingpong(world, cfg):
+    """One-way time between ranks 0 and 1: half the median round trip of a batch."""
+    from mpi4py import MPI
+    pair = world.Split(0 if world.rank < 2 else MPI.UNDEFINED, world.rank)
+    result = None
+    if pair != MPI.COMM_NULL:
+        buf = bytearray(max(cfg["sizes"]))
+        me, other = pair.rank, 1 - pair.rank
+
+        def batch(n, seconds):
+            message = [memoryview(buf)[:n], MPI.BYTE]
+            pair.Barrier()
+            if me == 1:
+                while True:
+                    pair.Recv(message, source=other, tag=7)
+                    pair.Send(message, dest=other, tag=7)
+                    if buf[0] == 0:
+                        return None
+            rounds = []
+            start = previous = time.perf_counter()
+            last = False
+            while not last:
+                last = len(rounds) + 1 >= MIN_ROUNDS and previous - start >= seconds
+                buf[0] = 0 if last else 1
+                pair.Send(message, dest=other, tag=7)
+                pair.Recv(message, source=other, tag=7)
+                now = time.perf_counter()
+                rounds.append(now - previous)
+                previous = now
+            return median_round(rounds) / 2, len(rounds)
+
+        seconds, rounds_used = [], []
+        for n in cfg["sizes"]:
+            batch(n, cfg["target"] / 4)                   # warm-up: connections, buffers, protocol
+            timed = [batch(n, cfg["target"]) for _ in range(cfg["repeats"])]
+            if me == 0:
+                seconds.append([t for t, _ in timed])
+                rounds_used.append(min(r for _, r in timed))
+        barrier = barrier_seconds(pair)
+        if me == 0:
+            result = {"seconds": seconds, "rounds": rounds_used, "barrier": barrier}
+    quiet_barrier(world)
+    return result
+
+
+# --- Section 3.8: all-reduce -------------------------------------------------------------------------
+
+
+def allreduce(world, cfg):
+    """All-reduce of float32 vectors (MPI_SUM) at each size on K = each count of ranks, with the
+    algorithm fixed for the whole job by the launcher; and gamma, MPI's own time per byte to add."""
+    from array import array
+
+    from mpi4py import MPI
+    sizes, counts = cfg["sizes"], cfg["counts"]
+    comms = split_for_counts(world, counts)
+    largest = max(sizes)
+    send = array("f", bytes(largest))
+    recv = array("f", bytes(largest))
+    for i in range(1, len(send)):
+        send[i] = 1.0 + (world.rank + i) % 7
+
+    gamma = None
+    if world.rank == 0:                         # MPI's reduction, on one rank while the others sleep
+        acc = array("f", bytes(cfg["gamma_bytes"]))
+        src = array("f", bytes(cfg["gamma_bytes"]))
+        count = len(acc)
+        best = float("inf")
+        for _ in range(7):
+            reps = 20
+            start = time.perf_counter()
+            for _ in range(reps):
+                MPI.SUM.Reduce_local([src, count, MPI.FLOAT], [acc, count, MPI.FLOAT])
+            best = min(best, (time.perf_counter() - start) / reps)
+        gamma = best / cfg["gamma_bytes"]
+    quiet_barrier(world)
+
+    seconds, barrier = {}, {}
+    for k in counts:
+        sub = comms[k]
+        if sub is not None:
+            lead = sub.rank == 0
+            rows = []
+            for n in sizes:
+                count = n // 4
+                s, d = [send, count, MPI.FLOAT], [recv, count, MPI.FLOAT]
+
+                def batch(target, s=s, d=d, sub=sub, lead=lead):
+                    sub.Barrier()
+                    rounds = []
+                    start = previous = time.perf_counter()
+                    while True:
+                        if lead:
+                            done = len(rounds) + 1 >= MIN_ROUNDS and previous - start >= target
+                            send[0] = 0.0 if done else 1.0
+                        sub.Allreduce(s, d, op=MPI.SUM)
+                        if lead:
+                            now = time.perf_counter()
+                            rounds.append(now - previous)
+                            previous = now
+                        if recv[0] < 0.5:
+                            break
+                    # every rank leaves each all-reduce within a message of the others, so the lead
+                    # rank's rounds last as long as everyone's
+                    return median_round(rounds) if lead else None
+
+                batch(cfg["target"] / 4)
+                rows.append([batch(cfg["target"]) for _ in range(cfg["repeats"])])
+            b = barrier_seconds(sub)
+            if lead:
+                seconds[str(k)], barrier[str(k)] = rows, b
+        quiet_barrier(world)
+    if world.rank != 0:
+        return None
+    return {"seconds": seconds, "gamma": gamma, "barrier": barrier}
+
+
+LABS = {"scaling": scaling, "pingpong": pingpong, "allreduce": allreduce}
+
+
+def fail(world, message):
+    emit(ERROR, {"rank": world.rank if world is not None else -1, "message": message})
+    if world is not None:
+        world.Abort(3)
+    sys.exit(3)
+
+
+def main(argv):
+    for var in ONE_THREAD:
+        os.environ[var] = "1"
+    cfg = json.loads(argv[1])
+    if cfg.get("fail_rank") is not None:             # for the tests: a rank that dies on purpose
+        fail_rank = int(cfg["fail_rank"])
+    else:
+        fail_rank = None
+    from mpi4py import MPI
+    world = MPI.COMM_WORLD
+    init_done = time.time()
+    try:
+        if world.rank == fail_rank:
+            raise RuntimeError(f"rank {fail_rank} was told to fail (a test of the launcher)")
+        if world.size < cfg.get("min_ranks", 1):
+            raise RuntimeError(f"the job has {world.size} ranks; the {cfg['lab']} lab needs {cfg['min_ranks']}")
+        quiet_barrier(world)
+        starts = world.gather(init_done - STARTED_AT, root=0)
+        hosts = world.gather(MPI.Get_processor_name(), root=0)
+        if world.rank == 0:
+            emit(STARTED, {"size": world.size, "started_at": STARTED_AT})
+        began = time.perf_counter()
+        result = LABS[cfg["lab"]](world, cfg)
+        took = time.perf_counter() - began
+        if world.rank == 0:
+            result["rank_startup"] = starts
+            result["hosts"] = hosts
+            result["size"] = world.size
+            result["measure_seconds"] = took
+            result["library"] = MPI.Get_library_version().strip().splitlines()[0]
+            result["rank0_started_at"] = STARTED_AT
+            emit(RESULT, result)
+        quiet_barrier(world)
+    except Exception as err:                          # noqa: BLE001 - every failure must reach the parent
+        fail(world, f"{type(err).__name__}: {err}")
+
+
+if __name__ == "__main__":
+    main(sys.argv)

