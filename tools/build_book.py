@@ -20,6 +20,8 @@
    extension, its static files, the bibliography or the build mode changed, which re-render every
    page. The files the site serves itself (``_vendor/site``) are copied into the site after every
    build whether or not a page was written.
+5. What the pages would load for nothing is cut (``trim_site``: the theme's duplicate icon script,
+   Thebe's files on pages that launch nothing, source maps).
 
 ``--stored-outputs`` renders the outputs saved in the notebooks without running
 them. ``make test`` uses it: nbval re-runs every notebook and compares its fresh
@@ -34,6 +36,7 @@ import concurrent.futures as futures
 import hashlib
 import json
 import os
+import re
 import shutil
 import sys
 import time
@@ -161,6 +164,51 @@ def execute_missing(jobs: int) -> int:
 
 # ---------------------------------------------------------------- site
 
+# What a first visit would otherwise download for nothing (see trim_site).
+_FONTAWESOME_JS = re.compile(r'\s*<!-- So that users can add custom icons -->\s*\n|'
+                             r'\s*<script defer src="[^"]*_static/scripts/fontawesome\.js[^"]*"></script>')
+_THEBE = re.compile(r'\s*<link rel="stylesheet" type="text/css" href="[^"]*_static/sphinx-thebe\.css[^"]*" />|'
+                    r'\s*<script>const THEBE_JS_URL = [^<]*</script>|'
+                    r'\s*<script async="async" src="[^"]*_static/sphinx-thebe\.js[^"]*"></script>|'
+                    r'\s*<script type="text/x-thebe-config">.*?</script>', re.S)
+_SOURCE_MAP = re.compile(rb"\n?(//# sourceMappingURL=\S+|/\*# sourceMappingURL=\S+ \*/)\s*$")
+
+
+def trim_site() -> dict:
+    """Cut from the built site what its pages load or carry for nothing; return what was cut.
+
+    - The theme's ``fontawesome.js`` (1.5 MB, 540 kB gzipped, on every page) turns icon tags into
+      inline SVG; the theme's stylesheet already draws the same icons with the Font Awesome web
+      font, so the script only doubles the work.
+    - sphinx-thebe's stylesheet, scripts and configuration, on every page that has no button that
+      starts Thebe (launch buttons are off until ``repository.url`` is set; with ``launch_buttons.
+      thebe`` on, the pages that have the button keep them).
+    - The theme's source maps (``*.map``, 3.5 MB that only a browser's developer tools ask for) and
+      the comments that point at them.
+    """
+    cut = {"pages": 0, "maps": 0}
+    for page in HTML.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        new = _FONTAWESOME_JS.sub("", text)
+        if "thebe-launch-button" not in new and "initThebe" not in new:
+            new = _THEBE.sub("", new)
+        if new != text:
+            page.write_text(new, encoding="utf-8")
+            cut["pages"] += 1
+    static = HTML / "_static"
+    for source_map in static.rglob("*.map"):
+        source_map.unlink()
+        cut["maps"] += 1
+    for asset in list(static.rglob("*.js")) + list(static.rglob("*.css")):
+        data = asset.read_bytes()
+        if b"sourceMappingURL=" in data[-300:]:
+            trimmed = _SOURCE_MAP.sub(b"\n", data)
+            if trimmed != data:
+                asset.write_bytes(trimmed)
+    return cut
+
+
+
 def sync_extra_files() -> int:
     """Copy html_extra_path into the site wherever a file is missing or differs (size or mtime)."""
     copied = 0
@@ -258,6 +306,7 @@ def main() -> int:
               f"errors are in _build/html/reports/)", file=sys.stderr)
         return code
     sync_extra_files()
+    trim_site()
     SITE_STAMP.write_text(json.dumps(wanted, indent=1))
     print(f"build: done in {time.perf_counter() - start:.0f} s (Sphinx {time.perf_counter() - sphinx_start:.0f} s)")
     print(f"build: open {HTML / 'index.html'}")
