@@ -225,14 +225,17 @@ def sync_extra_files() -> int:
     return copied
 
 
-def run_sphinx(config: Path, fresh: bool, jobs: int) -> int:
-    """Jupyter Book's own build (its configuration, its Sphinx call), with the number of processes."""
+def run_sphinx(config: Path, fresh: bool) -> int:
+    """Jupyter Book's own build (its configuration, its Sphinx call), in this process.
+
+    One Sphinx process: Jupyter Book always loads sphinx_multitoc_numbering, which does not declare
+    itself safe for parallel reading, and Sphinx's warning about that fails a build with -W."""
     from jupyter_book.sphinx import build_sphinx
 
     result = build_sphinx(
         ROOT, HTML, use_external_toc=True, noconfig=True, path_config=str(config),
         confoverrides={"external_toc_path": (ROOT / "_toc.yml").as_posix(), "latex_individualpages": False},
-        builder="html", warningiserror=True, keep_going=True, freshenv=fresh, quiet=True, jobs=jobs)
+        builder="html", warningiserror=True, keep_going=True, freshenv=fresh, quiet=True, jobs=1)
     if isinstance(result, Exception):
         print(f"build: Sphinx failed: {result!r}", file=sys.stderr)
         return 1
@@ -298,7 +301,7 @@ def main() -> int:
     sphinx_start = time.perf_counter()
     SITE_STAMP.unlink(missing_ok=True)
     try:
-        code = run_sphinx(config, fresh, jobs=1)
+        code = run_sphinx(config, fresh)
     finally:
         (ROOT / STORED_CONFIG).unlink(missing_ok=True)
     if code != 0:
