@@ -29,7 +29,7 @@ vendor: $(READY)
 	@$(BIN)/python tools/vendor.py
 
 book: $(READY)
-	@echo "== book: executing notebooks (cached) and building the HTML site =="
+	@echo "== book: executing the notebooks (those whose code or library changed, one per core) and building the HTML site =="
 	@$(BIN)/python tools/build_book.py
 
 lab: $(READY)

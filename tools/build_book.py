@@ -35,6 +35,7 @@ import argparse
 import concurrent.futures as futures
 import hashlib
 import json
+import multiprocessing
 import os
 import re
 import shutil
@@ -142,7 +143,8 @@ def execute_missing(jobs: int) -> int:
     print(f"build: executing {len(todo)} notebook(s), {jobs} at a time", flush=True)
     start, failures = time.perf_counter(), 0
     timeout = exec_timeout()
-    with futures.ProcessPoolExecutor(max_workers=jobs) as pool:
+    # spawn, not fork: the vendoring thread may be running while the workers start
+    with futures.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
         running = [pool.submit(_execute, str(p), timeout) for p in todo]
         for done in futures.as_completed(running):
             path, text, elapsed, error = done.result()
@@ -255,13 +257,15 @@ def main() -> int:
     sys.path.insert(0, str(ROOT / "tools"))
     import vendor
 
-    if vendor.main() != 0:
-        return 1
+    # The scripts are fetched (network) while the notebooks execute (CPU); Sphinx waits for both.
+    vendoring = futures.ThreadPoolExecutor(max_workers=1).submit(vendor.main)
 
     mode = "stored-outputs" if args.stored_outputs else "execute"
     wanted = site_fingerprint(mode)
     last = json.loads(SITE_STAMP.read_text()) if SITE_STAMP.exists() else {}
     if not args.fresh and last == wanted and (HTML / "index.html").exists():
+        if vendoring.result() != 0:
+            return 1
         copied = sync_extra_files()
         extra = f" ({copied} served file(s) copied again)" if copied else ""
         print(f"build: nothing changed since the last build{extra}; the site is {HTML / 'index.html'}")
@@ -281,6 +285,8 @@ def main() -> int:
             SITE_STAMP.unlink(missing_ok=True)
             return 1
         STAMP.write_text(current)
+    if vendoring.result() != 0:
+        return 1
 
     # Re-read every page when something Sphinx does not track changed (the library behind the cached
     # outputs, the configuration, the extension, the mode); otherwise only the changed pages.
