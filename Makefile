@@ -65,10 +65,11 @@ site-build: $(READY)
 	@$(BIN)/python tools/build_book.py
 
 # make test: nbval re-runs every notebook and matches its stored outputs, so the site is built from
-# those outputs (same pages, same warnings-as-errors) without executing everything a second time.
+# those outputs (same pages, same warnings-as-errors) without executing everything a second time;
+# every page is rendered afresh (--fresh), as in CI.
 site-build-stored: $(READY) vendor
 	@SECONDS=0; echo "== site: building the book from the checked outputs, with warnings as errors =="; \
-	$(BIN)/python tools/build_book.py --stored-outputs; \
+	$(BIN)/python tools/build_book.py --stored-outputs --fresh; \
 	echo "== site: built in $${SECONDS} s =="
 
 SITE_TEST = SECONDS=0; echo "== site: opening every page in headless Chromium, checking every link =="; \

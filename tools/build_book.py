@@ -246,7 +246,8 @@ def run_sphinx(config: Path, fresh: bool) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--fresh", action="store_true", help="drop all cached notebook results first")
+    parser.add_argument("--fresh", action="store_true",
+                        help="re-render every page; when executing, also drop all cached notebook results")
     parser.add_argument("--stored-outputs", action="store_true",
                         help="render the outputs stored in the notebooks instead of executing them")
     parser.add_argument("--jobs", type=int, default=int(os.environ.get("BOOK_JOBS", "0")) or os.cpu_count() or 1,
