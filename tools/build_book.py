@@ -115,8 +115,9 @@ def _execute(path: str, timeout: int) -> tuple[str, str, float, str | None]:
     from jupyter_cache.executors.utils import single_nb_execution
 
     nb = nbformat.read(path, as_version=4)
+    # the kernel's own log (its warning about TCP without encryption, once per notebook) stays quiet
     result = single_nb_execution(nb, cwd=str(Path(path).parent), timeout=timeout, allow_errors=False,
-                                 meta_override=True)
+                                 meta_override=True, extra_arguments=["--IPKernelApp.log_level=ERROR"])
     return path, nbformat.writes(result.nb), result.time, result.exc_string if result.err else None
 
 
