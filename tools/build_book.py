@@ -109,6 +109,18 @@ def exec_timeout() -> int:
     return int((yaml.safe_load((ROOT / "_config.yml").read_text()).get("execute") or {}).get("timeout", 300))
 
 
+def _worker_init() -> None:
+    """A worker dies with the build (Linux): a stopped build leaves no worker behind, and the
+    worker's kernel, which watches its parent, exits after it."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def _execute(path: str, timeout: int) -> tuple[str, str, float, str | None]:
     """Run one notebook in a fresh kernel, as myst-nb's cache mode would (in a worker process)."""
     import nbformat
@@ -145,7 +157,8 @@ def execute_missing(jobs: int) -> int:
     start, failures = time.perf_counter(), 0
     timeout = exec_timeout()
     # spawn, not fork: the vendoring thread may be running while the workers start
-    with futures.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+    with futures.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                                     initializer=_worker_init) as pool:
         running = [pool.submit(_execute, str(p), timeout) for p in todo]
         for done in futures.as_completed(running):
             path, text, elapsed, error = done.result()
