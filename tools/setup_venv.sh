@@ -59,6 +59,11 @@ else
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r requirements.txt 2>&1 | quiet
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps -e . 2>&1 | quiet
 fi
+# Byte-compile the installed packages now (uv leaves it to the first import, pip does it already):
+# with PYTHONDONTWRITEBYTECODE set, as on some machines, every kernel, test worker and Sphinx run
+# would otherwise compile numpy, matplotlib and the Jupyter stack from source again, every time.
+site=$("$VENV/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+"$VENV/bin/python" -m compileall -q -j 0 "$site" >/dev/null 2>&1 || true   # a few shipped files are not Python 3.11
 "$VENV/bin/python" -c "import scalinglib, myst_nb, nbval, playwright"
 touch "$VENV/.ready"
 say "$VENV is ready ($("$VENV/bin/python" --version), scalinglib installed in editable mode)"
