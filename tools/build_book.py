@@ -292,8 +292,11 @@ def subset_icon_font() -> int:
                 codepoints.add(int(code, 16))
     if not codepoints:
         return 0
+    import logging
+
     from fontTools import subset
 
+    logging.getLogger("fontTools").setLevel(logging.WARNING)   # Sphinx left the root logger at INFO
     out = HTML / SOLID_SUBSET
     options = subset.Options()
     options.flavor = "woff"          # zlib: no brotli needed, and a few dozen glyphs compress to a few kB
