@@ -201,8 +201,8 @@ ALWAYS_ICONS = ("fa-play fa-pause fa-stop fa-retweet fa-repeat fa-check fa-xmark
                 "fa-circle-notch fa-copy fa-link fa-upload").split()
 
 
-def trim_site() -> dict:
-    """Cut from the built site what its pages load or carry for nothing; return what was cut.
+def trim_site(html: Path = HTML) -> dict:
+    """Cut from the site built in ``html`` what its pages load or carry for nothing; return what was cut.
 
     - The theme's ``fontawesome.js`` (1.5 MB, 540 kB gzipped, on every page) turns icon tags into
       inline SVG; the theme's stylesheet already draws the same icons with the Font Awesome web
@@ -216,7 +216,7 @@ def trim_site() -> dict:
       (``subset_icon_font``).
     """
     cut = {"pages": 0, "maps": 0, "icons": 0}
-    for page in HTML.rglob("*.html"):
+    for page in html.rglob("*.html"):
         text = page.read_text(encoding="utf-8")
         new = _FONTAWESOME_JS.sub("", text)
         if "thebe-launch-button" not in new and "initThebe" not in new:
@@ -224,8 +224,8 @@ def trim_site() -> dict:
         if new != text:
             page.write_text(new, encoding="utf-8")
             cut["pages"] += 1
-    cut["icons"] = subset_icon_font()
-    static = HTML / "_static"
+    cut["icons"] = subset_icon_font(html)
+    static = html / "_static"
     for source_map in static.rglob("*.map"):
         source_map.unlink()
         cut["maps"] += 1
@@ -272,16 +272,16 @@ def run_sphinx(config: Path, fresh: bool) -> int:
     return int(result or 0)
 
 
-def subset_icon_font() -> int:
+def subset_icon_font(html: Path = HTML) -> int:
     """Point the theme's solid icon font (156 kB, fetched by every page) at a copy that holds only the
     icons the site can show: every ``fa-*`` name in its pages and the theme's scripts, plus
     ``ALWAYS_ICONS``. Returns the number of icons kept (0: nothing done)."""
-    css_path, ttf = HTML / THEME_CSS, HTML / "_static/vendor/fontawesome/webfonts/fa-solid-900.ttf"
+    css_path, ttf = html / THEME_CSS, html / "_static/vendor/fontawesome/webfonts/fa-solid-900.ttf"
     if not css_path.exists() or not ttf.exists():
         return 0
     css = css_path.read_text(encoding="utf-8")
     names = set(ALWAYS_ICONS)
-    for path in list(HTML.rglob("*.html")) + list((HTML / "_static").rglob("*.js")):
+    for path in list(html.rglob("*.html")) + list((html / "_static").rglob("*.js")):
         if path.name != "fontawesome.js":
             names.update(_ICON_NAME.findall(path.read_text(encoding="utf-8", errors="replace")))
     codepoints = set()
@@ -297,7 +297,7 @@ def subset_icon_font() -> int:
     from fontTools import subset
 
     logging.getLogger("fontTools").setLevel(logging.WARNING)   # Sphinx left the root logger at INFO
-    out = HTML / SOLID_SUBSET
+    out = html / SOLID_SUBSET
     options = subset.Options()
     options.flavor = "woff"          # zlib: no brotli needed, and a few dozen glyphs compress to a few kB
     options.layout_features = ["*"]
