@@ -1,7 +1,8 @@
 # Scalability by the numbers: build and test.
 #
-#   make book    set up .venv if needed, execute the notebooks, build the HTML site
-#   make test    set up if needed, then every test (library, notebooks, build, browser)
+#   make book    set up .venv if needed, execute the notebooks (in parallel, cached), build the HTML site
+#   make test    set up if needed, then every test (library, notebooks, build, browser), stages side by side
+#   make bench   time every speed figure of the book (a clone in /tmp); writes _build/bench.json
 #
 # Other targets: lab, notebooks, student, vendor, browser, lint, freeze, clean. See README.md.
 
@@ -9,28 +10,26 @@ SHELL := bash
 .SHELLFLAGS := -eo pipefail -c
 PYTHON ?= python3
 VENV   := .venv
-# pip on some machines warns about missing extra index folders on every package; hide only that line
-QUIET_PIP := { grep -v "is ignored: it is neither a file nor a directory" || true; }
 BIN    := $(VENV)/bin
 READY  := $(VENV)/.ready
 export SCALINGLIB_FRAME_CACHE := $(CURDIR)/_build/frame-cache
+# Stages of `make test` that run at once (they are independent; see test-stages below).
+TEST_JOBS ?= 4
+# Hypothesis profile of the property tests (tests/conftest.py): ci (the default) or thorough.
+export HYPOTHESIS_PROFILE ?= ci
 
-.PHONY: book test lab notebooks vendor browser lint unit nbval site-build site-build-stored site-test student student-test lab-test grade freeze clean
+.PHONY: book test test-stages test-site bench lab notebooks vendor browser lint unit nbval site-build site-build-stored \
+        site-test student student-test lab-test grade freeze clean
 
-$(READY): requirements.txt pyproject.toml
-	@echo "== setup: creating $(VENV) and installing the pinned requirements (about a minute the first time) =="
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt 2>&1 | $(QUIET_PIP)
-	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e . 2>&1 | $(QUIET_PIP)
-	@$(BIN)/python -c "import scalinglib, myst_nb, nbval, playwright"
-	@touch $(READY)
-	@echo "== setup: $(VENV) is ready ($$($(BIN)/python --version), scalinglib installed in editable mode) =="
+$(READY): requirements.txt pyproject.toml tools/setup_venv.sh
+	@echo "== setup: creating $(VENV) and installing the pinned requirements (Python 3.11 or newer) =="
+	@bash tools/setup_venv.sh "$(PYTHON)" "$(VENV)"
 
 vendor: $(READY)
 	@$(BIN)/python tools/vendor.py
 
 book: $(READY)
-	@echo "== book: executing notebooks (cached) and building the HTML site =="
+	@echo "== book: executing the notebooks (those whose code or library changed, one per core) and building the HTML site =="
 	@$(BIN)/python tools/build_book.py
 
 lab: $(READY)
@@ -43,61 +42,88 @@ notebooks: $(READY)
 browser:
 	@bash tools/ensure_browser.sh
 
+# Each stage says how long it took; in `make test` its output appears as one block when it ends.
 lint: $(READY)
-	@echo "== lint: ruff =="
-	@$(BIN)/ruff check scalinglib tests tools book/_ext
+	@SECONDS=0; echo "== lint: ruff =="; \
+	$(BIN)/ruff check scalinglib tests tools book/_ext; \
+	echo "== lint: passed in $${SECONDS} s =="
 
 unit: $(READY)
-	@echo "== unit: library tests, property tests and doctests =="
-	@$(BIN)/python -m pytest -q -p no:cacheprovider scalinglib tests --doctest-modules -m "not site" -n 2 \
-		--ignore=tests/test_student.py --ignore=tests/test_lab.py
+	@SECONDS=0; echo "== unit: library tests, property tests (hypothesis profile $(HYPOTHESIS_PROFILE)) and doctests =="; \
+	$(BIN)/python -m pytest -q -p no:cacheprovider scalinglib tests --doctest-modules -m "not site" -n 2 \
+		--ignore=tests/test_student.py --ignore=tests/test_lab.py --durations=5; \
+	echo "== unit: passed in $${SECONDS} s =="
 
 nbval: $(READY)
-	@echo "== nbval: every notebook re-run and compared with its stored outputs =="
-	@$(BIN)/python -m pytest -q -p no:cacheprovider --nbval book/ -n 2 --dist loadscope \
-		--nbval-sanitize-with tools/nbval-sanitize.cfg
+	@SECONDS=0; echo "== nbval: every notebook re-run and compared with its stored outputs =="; \
+	$(BIN)/python -m pytest -q -p no:cacheprovider --nbval book/ -n 2 --dist loadscope \
+		--nbval-sanitize-with tools/nbval-sanitize.cfg; \
+	echo "== nbval: passed in $${SECONDS} s =="
 
 site-build: $(READY)
 	@echo "== site: building the book with warnings as errors =="
 	@$(BIN)/python tools/build_book.py
 
-# make test: nbval has just re-run every notebook and matched its stored outputs, so the site is built
-# from those outputs (same pages, same warnings-as-errors) without executing everything a second time.
-site-build-stored: $(READY)
-	@echo "== site: building the book from the checked outputs, with warnings as errors =="
-	@$(BIN)/python tools/build_book.py --stored-outputs
+# make test: nbval re-runs every notebook and matches its stored outputs, so the site is built from
+# those outputs (same pages, same warnings-as-errors) without executing everything a second time;
+# every page is rendered afresh (--fresh), as in CI.
+site-build-stored: $(READY) vendor
+	@SECONDS=0; echo "== site: building the book from the checked outputs, with warnings as errors =="; \
+	$(BIN)/python tools/build_book.py --stored-outputs --fresh; \
+	echo "== site: built in $${SECONDS} s =="
 
+SITE_TEST = SECONDS=0; echo "== site: opening every page in headless Chromium, checking every link =="; \
+	bash tools/ensure_browser.sh; \
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_site.py tests/test_site_links.py -m site -rs; \
+	echo "== site: checked in $${SECONDS} s =="
+
+# the checks of a site already built (make book or make site-build-stored)
 site-test: $(READY)
-	@echo "== site: opening every page in headless Chromium =="
-	@bash tools/ensure_browser.sh
-	@$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_site.py tests/test_site_links.py -m site -rs
+	@$(SITE_TEST)
 
-student: $(READY)
-	@echo "== student: the book without solutions, as HTML and notebooks, in one zip =="
-	@$(BIN)/python tools/student.py
+# in make test: the checks after the stored-output build
+test-site: site-build-stored
+	@$(SITE_TEST)
+
+student: $(READY) vendor
+	@SECONDS=0; echo "== student: the book without solutions, as HTML and notebooks, in one zip =="; \
+	$(BIN)/python tools/student.py; \
+	echo "== student: built in $${SECONDS} s =="
 
 student-test: student
-	@echo "== student: checking that no solution survives =="
-	@$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_student.py
+	@SECONDS=0; echo "== student: checking that no solution survives =="; \
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_student.py; \
+	echo "== student: checked in $${SECONDS} s =="
 
 # exercises in JupyterLab: a section notebook opened in headless Chromium (jupyterlab-myst renders, solutions folded)
 lab-test: $(READY)
-	@echo "== lab: a section notebook in JupyterLab, in headless Chromium =="
-	@bash tools/ensure_browser.sh
-	@$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_lab.py -rs
+	@SECONDS=0; echo "== lab: a section notebook in JupyterLab, in headless Chromium =="; \
+	bash tools/ensure_browser.sh; \
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_lab.py -rs; \
+	echo "== lab: checked in $${SECONDS} s =="
 
 # grade a class: make grade SUBMISSIONS=folder/of/notebooks [GRADES=grades] [TIMEOUT=120]
 grade: $(READY)
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [GRADES=folder] [TIMEOUT=seconds]"; exit 2; }
 	@$(BIN)/python tools/grade.py "$(SUBMISSIONS)" --out "$(or $(GRADES),grades)" --timeout "$(or $(TIMEOUT),120)"
 
-test: lint unit nbval site-build-stored site-test student-test lab-test
-	@echo "== test: all passed =="
+# Independent stages run side by side (the machine's cores are busy while one stage waits on a
+# browser or runs one process); -k: every stage reports even when another fails. Add a new stage
+# to this list (and its own target) to run it with the others.
+test-stages: lint unit nbval test-site student-test lab-test
+
+test: $(READY)
+	@SECONDS=0; echo "== test: lint, unit, nbval, site, student and lab stages, $(TEST_JOBS) at a time; each stage's output appears when it ends =="; \
+	$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target test-stages; \
+	echo "== test: all passed in $${SECONDS} s =="
+
+bench: $(READY)
+	@$(BIN)/python tools/bench.py
 
 freeze: $(READY)
 	@(echo "# Pinned environment for building and testing the book (Python 3.11)."; \
 	  echo "# Regenerate after a deliberate upgrade: make freeze"; \
-	  $(BIN)/python -m pip freeze --exclude-editable | grep -v '^-e') > requirements.txt
+	  $(BIN)/python -m pip freeze --exclude-editable | grep -v -e '^-e' -e '^uv==') > requirements.txt
 	@echo "requirements.txt rewritten"
 
 clean:

@@ -4,7 +4,8 @@ The published book must load nothing from a CDN, so the three JavaScript
 packages it needs in the browser are taken from the npm registry with
 ``npm pack`` (a tarball, no dependency tree), checked against the integrity
 hashes pinned in ``tools/vendor-lock.json`` and unpacked under
-``_vendor/site/vendor``.  Sphinx copies ``_vendor/site`` into the root of the
+``_vendor/site/vendor``: only the files listed under ``keep``, with the text
+replacements listed under ``replace`` applied to its scripts (each says why).  Sphinx copies ``_vendor/site`` into the root of the
 built site (``html_extra_path`` in ``_config.yml``).
 
 Run ``python tools/vendor.py`` (``make vendor`` does).  A second run with the
@@ -79,9 +80,24 @@ def unpack(tarball: Path, entry: dict) -> int:
             target = dest / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             with tar.extractfile(member) as src:  # type: ignore[union-attr]
-                target.write_bytes(src.read())
+                data = src.read()
+            if rel.endswith(".js"):
+                data = patch(data, entry.get("replace", []), f"{entry['name']}/{rel}")
+            target.write_bytes(data)
             count += 1
     return count
+
+
+def patch(data: bytes, replacements: list[dict], name: str) -> bytes:
+    """Apply the lock file's text replacements to a script; each must match exactly ``count`` times,
+    so a new version of the package cannot pass through an edit that no longer fits it."""
+    for rep in replacements:
+        old, new = rep["old"].encode(), rep["new"].encode()
+        found = data.count(old)
+        if found != rep["count"]:
+            raise SystemExit(f"vendor: {name}: expected {rep['count']} x {rep['old']!r}, found {found}")
+        data = data.replace(old, new)
+    return data
 
 
 def main() -> int:
