@@ -135,7 +135,7 @@ def test_the_precision_the_rule_promises_passes(key, i, e):
 
 #: Answers exactly as the worked solutions print them (their outputs and text), which must pass.
 SOLUTION_PRINTS = [
-    ("ex-3-1-1b", 20), ("ex-3-1-1c", 96.4), ("ex-3-1-1c", 96), ("ex-3-1-1d", 0.67), ("ex-3-1-1e", 0.0026),
+    ("ex-3-1-1b", 50), ("ex-3-1-1c", 91.3), ("ex-3-1-1c", 91), ("ex-3-1-1d", 3.67), ("ex-3-1-1e", 0.014),
     ("ex-3-1-3a", [10, 1.25]), ("ex-3-1-3c", [7.5, 0.94]), ("ex-3-1-3d", [1.25, 0.83]),
     ("ex-3-2-1a", 208), ("ex-3-2-1b", 3), ("ex-3-2-1c", 53.7), ("ex-3-2-1d", 2), ("ex-3-2-3a", [4.2, 31.1, 280]),
     ("ex-3-2-3b", 67), ("ex-3-2-4a", [0.913, 0.467, 0.291]), ("ex-3-2-4b", 0.766), ("ex-3-2-4b", 0.77),
