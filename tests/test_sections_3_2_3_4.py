@@ -404,7 +404,7 @@ def test_section_3_2_badges_are_in_order():
     subsections = [order[m] for m in re.findall(r"^## 3\.2\.\d .*\((Beginner|Intermediate|Advanced)\)$", prose, re.M)]
     exercises = [order[m] for m in re.findall(r"^```\{exercise\} 3\.2\.\d .*\((Beginner|Intermediate|Advanced)\)$",
                                               prose, re.M)]
-    assert len(subsections) == 6 and subsections == sorted(subsections)
+    assert len(subsections) == 7 and subsections == sorted(subsections)
     assert len(exercises) == 4 and exercises == sorted(exercises)
 
 

@@ -62,7 +62,7 @@ register(
         kind="numbers",
         unit="workers",
         whole=True,
-        rounding="two values of K from the table's rows: the last row with E(K) >= 0.5 and the row after it",
+        rounding="two values of K from the rows of the table: the last row where E(K) is at least one half, and the next row",
         hint="Compute E(K) = 1/(K T(K)) for every row, find the first value under 0.5, and give the K of the row "
         "before it and the K of that row.",
     ),
