@@ -247,7 +247,10 @@ def test_a_wrong_answer_is_told_its_band_and_nothing_finer(entry, log_ratio):
         r_new = math.log(x / e) - shift
         if inner[0] < r_new < inner[1]:
             other = Seal.of_number(e * math.exp(shift), part.rule_of(i))
-            assert _message(part, i, other, x) == message, (key, x, shift)
+            other_message = _message(part, i, other, x)
+            if any(s in other_message for s in ("1 minus", "check the unit", "where a")):
+                continue        # for this expected value a slip is named instead: no distance either
+            assert other_message == message, (key, x, shift)
             same += 1
     # expected values spread over the band give the very same message
     assert same >= 3 or inner[1] - inner[0] < 4 * (shifts[1] - shifts[0])

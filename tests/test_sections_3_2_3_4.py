@@ -134,7 +134,7 @@ def test_tensor_parallel_across_servers_depends_on_the_ring_layout():
     text = _printed(S32)
     assert " 16        0.38                0.83     1.20x" in text
     assert " 64        0.13                0.54     1.85x" in text
-    assert "t = 16 with node-ordered rings and alpha = 5 us per ring step: E = 0.79" in text
+    assert "t = 16 with node-ordered rings and alpha = 5 µs per ring step: E = 0.79" in text
     # the carry-forward bullet's "17%" and "62%"
     assert round(100 * (1 - _ring_efficiency(16))) == 17 and round(100 * (1 - worst[16])) == 62
     prose = _prose(S32)
@@ -711,7 +711,7 @@ def test_ex_3_2_4_node_ordered_rings():
     e16 = sl.scaling_efficiency(sl.tensor_parallel_ring_fraction(16, 8192, 150e12, nv, ib, alpha=5e-6))
     e8 = sl.scaling_efficiency(sl.tensor_parallel_ring_fraction(8, 8192, 150e12, nv, ib, alpha=5e-6) + bubble)
     assert (round(e16, 2), round(e8, 2)) == (0.69, 0.80)
-    assert "with alpha = 5 us: tp16 E = 0.689, tp8 pp2 E = 0.798" in _printed(S32)
+    assert "with alpha = 5 µs: tp16 E = 0.689, tp8 pp2 E = 0.798" in _printed(S32)
 
 
 def test_section_3_4_hints_use_the_chapter_notation():
