@@ -76,6 +76,118 @@ def test_3_1_6_strong_and_weak_with_the_chapter_notation():
     assert [round(sl.weak_model_efficiency(k, 0.05, 0.01), 2) for k in (8, 64, 512)] == [0.97, 0.94, 0.92]
 
 
+@pytest.mark.parametrize("f", [0.0, 0.05, 0.2, 0.9])
+def test_3_1_6_formulas_written_out_are_the_library_and_f_cancels_in_weak_scaling(f):
+    """3.1.6 writes T_strong and T_weak in numpy before calling the library; the weak-scaling efficiency is
+    1/(1 + c log2 K) whatever f is, because the lone worker of T(1) also spent f on the serial part."""
+    c, ks = 0.01, np.array([1, 2, 8, 64, 512])
+    t_strong = f + (1 - f) / ks + c * np.log2(ks)
+    t_weak = f + (1 - f) + c * np.log2(ks)
+    np.testing.assert_allclose(1 / (ks * t_strong), sl.strong_model_efficiency(ks, f, c), rtol=1e-12)
+    np.testing.assert_allclose(1 / t_weak, sl.weak_model_efficiency(ks, f, c), rtol=1e-12)
+    np.testing.assert_allclose(sl.weak_model_efficiency(ks, f, c), 1 / (1 + c * np.log2(ks)), rtol=1e-12)
+
+
+def test_3_1_6_printed_by_hand_and_by_the_library():
+    text = _printed()
+    assert "K = 512   strong-scaling E = 0.01   weak-scaling E = 0.92" in text
+    assert "library, strong: [0.63 0.13 0.01]  weak: [0.97 0.94 0.92]" in text
+    prose = _prose()
+    assert r"E_\text{weak}(K) = \frac{T(1)}{T_\text{weak}(K)}" in prose
+    assert "T(1)/T(K)$, with $T(K)$ measured" not in prose       # T(K) keeps one meaning: the fixed job
+
+
+def test_3_1_6_case_study_table():
+    """The vendor's step times give S(256) of about 180 and E(256) = 0.70; E stays above 0.9 up to 64 GPUs and
+    falls below 0.8 past 128; the weak-scaling rerun keeps 0.97 at 256."""
+    ks = np.array([1, 8, 32, 64, 128, 256])
+    t = np.array([90.0, 11.38, 2.958, 1.554, 0.852, 0.501])
+    rerun = np.array([90.0, 91.1, 91.8, 92.2, 92.5, 92.9])
+    s = t[0] / t
+    e = s / ks
+    assert round(s[-1]) == 180 and round(e[-1], 2) == 0.70
+    assert np.all(e[ks <= 64] > 0.9) and e[ks == 128][0] > 0.8 > e[ks == 256][0]
+    assert round(rerun[0] / rerun[-1], 2) == 0.97
+    np.testing.assert_allclose(t, 90 * sl.amdahl_time(1 / 600, ks), rtol=3e-3)   # an Amdahl curve, f = 1/600
+    text = _printed()
+    assert " 256   179.6   0.70       0.97" in text and " 128   105.6   0.83       0.97" in text
+
+
+# --- 3.1.3: the timing cell --------------------------------------------------------------------------------
+
+def _timing_cell():
+    cells = [c for c in _notebook().cells if c.cell_type == "code" and "timeit.repeat(step" in c.source]
+    assert len(cells) == 1
+    return cells[0]
+
+
+def test_3_1_3_timing_cell_is_a_tagged_measurement_without_blas():
+    """The timed kernel is numpy's own loop (no BLAS, so no library threads competing for the cores), the
+    cell is tagged as a measurement, and the unit is written µs."""
+    cell = _timing_cell()
+    assert "nbval-ignore-output" in cell.metadata.get("tags", [])
+    code = "\n".join(line.split("#")[0] for line in cell.source.splitlines())
+    for blas in ("@", ".dot(", "matmul", "optimize", "tensordot"):
+        assert blas not in code, blas
+    assert "np.einsum(" in code and "µs" in code and " us" not in code
+    assert "np.percentile(times, [10, 50, 90])" in code
+
+
+def test_3_1_3_timing_logic_on_synthetic_times(monkeypatch, capsys):
+    """Warm-up runs are dropped; the minimum, the percentiles and median/minimum are those of the timed runs."""
+    import timeit
+
+    rng = np.random.default_rng(1)
+    timed = rng.permutation(np.linspace(1e-3, 3e-3, 50))
+    fake = [0.5] * 5 + list(timed)                       # five slow warm-up runs, then the timed ones
+    monkeypatch.setattr(timeit, "repeat", lambda *args, **kwargs: list(fake))
+    exec(_timing_cell().source, {"np": np})
+    out = capsys.readouterr().out
+    p10, p50, p90 = np.percentile(timed, [10, 50, 90])
+    assert f"50 timed runs, in µs: minimum {1000:,.0f}, 10th percentile {p10 * 1e6:,.0f}," in out
+    assert f" median {p50 * 1e6:,.0f}, 90th percentile {p90 * 1e6:,.0f}" in out
+    assert f"median / minimum = {p50 / 1e-3:.2f}" in out
+
+
+def test_3_1_3_kernel_is_the_matrix_product():
+    ns = {"np": np}
+    src = _timing_cell().source
+    exec(src[: src.index("times =")], ns)
+    np.testing.assert_allclose(ns["step"](), ns["a"] @ ns["a"], rtol=1e-12)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="per-thread CPU times need Linux /proc")
+def test_3_1_3_kernel_runs_on_one_thread():
+    """In a fresh interpreter (numpy's BLAS threads started, whatever the core count), running the timed kernel
+    uses CPU time on the calling thread only: no other thread of the process competes for the cores."""
+    import subprocess
+    import sys
+
+    src = _timing_cell().source
+    setup = src[: src.index("times =")].replace("import timeit", "")
+    code = (
+        "import os\nimport numpy as np\n" + setup + "\n"
+        "def ticks():\n"
+        "    out = {}\n"
+        "    for tid in os.listdir('/proc/self/task'):\n"
+        "        with open(f'/proc/self/task/{tid}/stat') as fh:\n"
+        "            fields = fh.read().rsplit(')', 1)[1].split()\n"
+        "        out[tid] = int(fields[11]) + int(fields[12])\n"
+        "    return out\n"
+        "before = ticks()\n"
+        "for _ in range(400):\n"
+        "    step()\n"
+        "after = ticks()\n"
+        "main = str(os.getpid())\n"
+        "others = sum(after[t] - before.get(t, 0) for t in after if t != main)\n"
+        "print(after[main] - before[main], others)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    main, others = map(int, run.stdout.split())
+    assert main > 0 and others <= max(2, main // 20), (main, others)
+
+
 def test_3_1_7_superlinear_scenario_against_two_named_baselines():
     """One run, two one-machine times: a worker of the cluster (spills, 2.47 units) and a machine whose memory
     holds everything (1 unit). The columns differ by 2.47 at every K; against the big machine E(1) = 0.40."""
@@ -130,3 +242,28 @@ def test_exercise_3_1_3d_check_accepts_the_printed_precision_and_rejects_old_or_
     assert check("ex-3-1-3d", [1.25, 0.83]).correct and check("ex-3-1-3d", [1.25, 0.833]).correct
     assert not check("ex-3-1-3d", [1.243, 0.816]).correct            # the old, inconsistent scenario
     assert not check("ex-3-1-3d", [0.9375, 0.625]).correct           # against the honest baseline
+
+
+def test_exercise_3_1_1_uses_its_own_table_and_its_solution_numbers():
+    """Exercise 3.1.1 rebuilds the table for f = 0.02 (the text prints f = 0.05), so no answer is a copy."""
+    f, ks = 0.02, 2 ** np.arange(10)
+    e = sl.amdahl_efficiency(f, ks)
+    assert ex1.F_TABLE == f and ex1.first_drop_below(f) == (32, 64)
+    assert (round(e[ks == 32][0], 3), round(e[ks == 64][0], 3)) == (0.617, 0.442) and 32 < 1 + 1 / f < 64
+    s256, s512 = sl.amdahl_speedup(f, [256, 512])
+    assert round(100 * s512 * f, 1) == 91.3 and round(s512 - s256, 2) == 3.67 and round(s512, 2) == 45.63
+    assert round((s512 - s256) / 256, 3) == 0.014 and round(256 / (s512 - s256)) == 70   # one seventieth
+    assert round(100 * (s512 / s256 - 1), 1) == 8.7
+    for key, answer in (("ex-3-1-1a", (32, 64)), ("ex-3-1-1b", 50), ("ex-3-1-1c", 91.3), ("ex-3-1-1d", 3.67),
+                        ("ex-3-1-1e", 0.014), ("ex-3-1-1e", 0.0143)):
+        assert check(key, answer).correct, key
+    for key, answer in (("ex-3-1-1b", 20), ("ex-3-1-1c", 96.4), ("ex-3-1-1d", 0.67), ("ex-3-1-1e", 0.0026),
+                        ("ex-3-1-1e", 0.087), ("ex-3-1-1e", 0.089)):                # the f = 0.05 table; slips
+        assert not check(key, answer).correct, (key, answer)
+
+
+def test_exercise_3_1_3b_choice_is_named_as_in_the_text():
+    assert "less total work" in _prose()
+    assert check("ex-3-1-3b", "memory").correct
+    assert not check("ex-3-1-3b", "less work").correct and not check("ex-3-1-3b", "algorithm").correct
+    assert "not one of the choices" not in check("ex-3-1-3b", "algorithm").text()

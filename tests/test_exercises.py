@@ -135,7 +135,7 @@ def test_the_precision_the_rule_promises_passes(key, i, e):
 
 #: Answers exactly as the worked solutions print them (their outputs and text), which must pass.
 SOLUTION_PRINTS = [
-    ("ex-3-1-1b", 20), ("ex-3-1-1c", 96.4), ("ex-3-1-1c", 96), ("ex-3-1-1d", 0.67), ("ex-3-1-1e", 0.0026),
+    ("ex-3-1-1b", 50), ("ex-3-1-1c", 91.3), ("ex-3-1-1c", 91), ("ex-3-1-1d", 3.67), ("ex-3-1-1e", 0.014),
     ("ex-3-1-3a", [10, 1.25]), ("ex-3-1-3c", [7.5, 0.94]), ("ex-3-1-3d", [1.25, 0.83]),
     ("ex-3-2-1a", 208), ("ex-3-2-1b", 3), ("ex-3-2-1c", 53.7), ("ex-3-2-1d", 2), ("ex-3-2-3a", [4.2, 31.1, 280]),
     ("ex-3-2-3b", 67), ("ex-3-2-4a", [0.913, 0.467, 0.291]), ("ex-3-2-4b", 0.766), ("ex-3-2-4b", 0.77),
@@ -247,7 +247,10 @@ def test_a_wrong_answer_is_told_its_band_and_nothing_finer(entry, log_ratio):
         r_new = math.log(x / e) - shift
         if inner[0] < r_new < inner[1]:
             other = Seal.of_number(e * math.exp(shift), part.rule_of(i))
-            assert _message(part, i, other, x) == message, (key, x, shift)
+            other_message = _message(part, i, other, x)
+            if any(s in other_message for s in ("1 minus", "check the unit", "where a")):
+                continue        # for this expected value a slip is named instead: no distance either
+            assert other_message == message, (key, x, shift)
             same += 1
     # expected values spread over the band give the very same message
     assert same >= 3 or inner[1] - inner[0] < 4 * (shifts[1] - shifts[0])

@@ -38,6 +38,10 @@ def test_single_device_ceilings():
     text = _printed(S32)
     assert "1.12 TB = 5.8 times the largest device" in text and "15.3 years" in text
     assert "largest training state it holds, every byte used: 12B parameters" in text
+    assert "with 10% of its memory kept free (3.2.2): 11B parameters" in text
+    assert "at 100% of 1,307 TFLOP/s: 7.6 years" in text and "GPT-3's training state, 16 bytes per parameter: 2.8 TB" in text
+    prose = _prose(S32)
+    assert "in less than a decade" not in prose and "still 7.6" in prose and "2.8 TB of training state" in prose
     # the section's own table fits 7B on one H200 or MI300X: the old blanket claim is gone
     assert sl.devices_to_hold(7e9, "train_mixed_adam", sl.CATALOG["MI300X"].memory_bytes) == 1
     assert sl.devices_to_hold(7e9, "train_mixed_adam", sl.CATALOG["H200 SXM 141GB"].memory_bytes) == 1
@@ -55,7 +59,10 @@ def test_kv_cache_by_hand_is_the_library():
         m = sl.get_decoder(name)
         assert 2 * m.n_layers * m.n_kv_heads * m.head_dim * 2 == sl.kv_cache_bytes(1, m.n_layers, m.n_kv_heads,
                                                                                    m.head_dim)
-    assert "Llama-3-8B    8 KV heads:  128 KiB per token, 0.27 GB per 2,048 tokens" in _printed(S32)
+    text = _printed(S32)
+    assert "Llama-3-8B    8 KV heads:   131,072 bytes per token, 0.27 GB per 2,048 tokens" in text
+    assert "KiB" not in text                 # one unit system per line: bytes and GB of 1e9 bytes
+    assert "KV cache: 42.9 GB, 1.3 GB per conversation; weights: 140 GB" in text
 
 
 def test_bytes_per_parameter_and_devices():
@@ -127,7 +134,7 @@ def test_tensor_parallel_across_servers_depends_on_the_ring_layout():
     text = _printed(S32)
     assert " 16        0.38                0.83     1.20x" in text
     assert " 64        0.13                0.54     1.85x" in text
-    assert "t = 16 with node-ordered rings and alpha = 5 us per ring step: E = 0.79" in text
+    assert "t = 16 with node-ordered rings and alpha = 5 µs per ring step: E = 0.79" in text
     # the carry-forward bullet's "17%" and "62%"
     assert round(100 * (1 - _ring_efficiency(16))) == 17 and round(100 * (1 - worst[16])) == 62
     prose = _prose(S32)
@@ -183,6 +190,34 @@ def test_traffic_table_is_printed():
     text = _printed(S32)
     assert "compute per step: 7.17 s per GPU" in text
     assert "TP          135.3      0.45 s           5.41 s" in text
+
+
+def test_traffic_formulas_under_the_table_give_its_rows():
+    """3.2.6 writes the PP, DP and compute rows as formulas: PP 2m(2bLh)/t, DP 2(d-1)/d 2N/(tp), 6N per token over
+    the tp GPUs of a replica; counted layer by layer (72 bLh^2) the step computes 7.12 s against 7.17 s."""
+    n, layers, h, L, b, m, t, p, d = 175e9, 96, 12288, 2048, 1, 32, 8, 8, 16
+    traffic = sl.step_traffic(n, n_layers=layers, hidden=h, seq_len=L, micro_batch=b, microbatches=m, tp=t, pp=p,
+                              dp=d)
+    assert traffic["pp"] == pytest.approx(2 * m * 2 * b * L * h / t) and round(traffic["pp"] / 1e9, 1) == 0.4
+    assert traffic["dp"] == pytest.approx(2 * (d - 1) / d * 2 * n / (t * p)) and round(traffic["dp"] / 1e9, 1) == 10.3
+    assert traffic["tp"] == pytest.approx(m * layers / p * 4 * 2 * (t - 1) / t * 2 * b * L * h)
+    assert traffic["flops"] == pytest.approx(6 * n * m * b * L / (t * p))
+    by_layer = layers // p * m * 72 * b * L * h**2 / t / 150e12
+    assert round(by_layer, 2) == 7.12 and abs(by_layer / (traffic["flops"] / 150e12) - 1) < 0.01
+    assert "compute of a step, 96/8 layers x 32 micro-batches: 7.12 s per GPU" in _printed(S32)
+    prose = _prose(S32)
+    assert "7.12 s per GPU, within 1% of the 7.17 s" in prose
+    assert "twice in the forward pass (after the attention block and after the MLP block)" in prose
+
+
+def test_rings_across_servers_are_explained_before_they_are_used():
+    """The three facts of the ring all-reduce that the node-ordered rings need are stated in 3.2.6 before the
+    figure, and exercise 3.2.4 cites that paragraph, not the figure."""
+    prose = _prose(S32)
+    rings = prose.index("(sec-3-2-rings)=")
+    for fact in ("goes as fast as its slowest hop", "as if every hop were on the network", "an eighth of the bytes"):
+        assert rings < prose.index(fact) < prose.index("Figure 3.2.2 and the table price both layouts"), fact
+    assert "as in Figure 3.2.2" not in prose and prose.count("<sec-3-2-rings>") == 2
 
 
 def test_memory_units_sentence():
@@ -369,7 +404,7 @@ def test_section_3_2_badges_are_in_order():
     subsections = [order[m] for m in re.findall(r"^## 3\.2\.\d .*\((Beginner|Intermediate|Advanced)\)$", prose, re.M)]
     exercises = [order[m] for m in re.findall(r"^```\{exercise\} 3\.2\.\d .*\((Beginner|Intermediate|Advanced)\)$",
                                               prose, re.M)]
-    assert len(subsections) == 6 and subsections == sorted(subsections)
+    assert len(subsections) == 7 and subsections == sorted(subsections)
     assert len(exercises) == 4 and exercises == sorted(exercises)
 
 
@@ -676,7 +711,7 @@ def test_ex_3_2_4_node_ordered_rings():
     e16 = sl.scaling_efficiency(sl.tensor_parallel_ring_fraction(16, 8192, 150e12, nv, ib, alpha=5e-6))
     e8 = sl.scaling_efficiency(sl.tensor_parallel_ring_fraction(8, 8192, 150e12, nv, ib, alpha=5e-6) + bubble)
     assert (round(e16, 2), round(e8, 2)) == (0.69, 0.80)
-    assert "with alpha = 5 us: tp16 E = 0.689, tp8 pp2 E = 0.798" in _printed(S32)
+    assert "with alpha = 5 µs: tp16 E = 0.689, tp8 pp2 E = 0.798" in _printed(S32)
 
 
 def test_section_3_4_hints_use_the_chapter_notation():

@@ -825,10 +825,10 @@ def check(key, answer=None) -> Feedback:
     --------
     >>> check("ex-3-1-1b", ...)
     … ex-3-1-1b: not answered yet: replace ... with your answer
-    >>> check("ex-3-1-1b", 20)
-    ✔ ex-3-1-1b: 20 is right
-    >>> check("ex-3-1-1b", 19)
-    ✘ ex-3-1-1b: 19 is not right: close, but too low (within 5%). Answer as a speedup: a plain ratio, no unit; accepted within 1%.
+    >>> check("ex-3-1-1b", 50)
+    ✔ ex-3-1-1b: 50 is right
+    >>> check("ex-3-1-1b", 49)
+    ✘ ex-3-1-1b: 49 is not right: close, but too low (within 5%). Answer as a speedup: a plain ratio, no unit; accepted within 1%.
       Hint: The ceiling is the limit of S(K) as K grows without bound.
     """
     if not isinstance(key, str) or key not in _REGISTRY:

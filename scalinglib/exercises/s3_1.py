@@ -13,7 +13,8 @@ from .core import Part, register
 
 #: The sweep of Section 3.1's table: K = 1, 2, 4, ..., 512.
 K_SWEEP = 2 ** np.arange(10)
-F_TABLE = 0.05
+#: Exercise 3.1.1 rebuilds that table for this serial fraction (the text's table has f = 0.05).
+F_TABLE = 0.02
 F_SWEEP = (0.01, 0.05, 0.20)
 
 
@@ -61,7 +62,9 @@ register(
         kind="numbers",
         unit="workers",
         whole=True,
-        hint="Scan the E(K) column for the first value under 0.5 and give the K before it and the K of it.",
+        rounding="two values of K from the rows of the table: the last row where E(K) is at least one half, and the next row",
+        hint="Compute E(K) = 1/(K T(K)) for every row, find the first value under 0.5, and give the K of the row "
+        "before it and the K of that row.",
     ),
     Part(
         "ex-3-1-1b",
@@ -73,19 +76,21 @@ register(
         "ex-3-1-1c",
         lambda: 100 * amdahl_speedup(F_TABLE, 512) / amdahl_ceiling(F_TABLE),
         unit="%",
-        hint="Divide S(512) by the ceiling and express it as a percentage.",
+        hint="Divide S(512) of your table by the ceiling of (b) and express it as a percentage.",
     ),
     Part(
         "ex-3-1-1d",
         lambda: amdahl_speedup(F_TABLE, 512) - amdahl_speedup(F_TABLE, 256),
         unit="speedup",
-        hint="Subtract S(256) from S(512).",
+        hint="Subtract S(256) from S(512), both from your table for f = 0.02.",
     ),
     Part(
         "ex-3-1-1e",
         lambda: (amdahl_speedup(F_TABLE, 512) - amdahl_speedup(F_TABLE, 256)) / 256,
         unit="fraction",
-        hint="The added speedup divided by the 256 added GPUs: what each new GPU contributes, as a fraction of one GPU.",
+        sig=2,
+        hint="The added speedup of (d) divided by the 256 added GPUs: what each new GPU contributes, as a fraction "
+        "of one GPU (not the relative gain S(512)/S(256) - 1, and not E(512)).",
     ),
     Part(
         "ex-3-1-2a",
@@ -111,7 +116,7 @@ register(
         sig=3,
         share=True,
         complement="the largest parallel fraction",
-        hint="Solve 1/(K f + 1 - f) = 0.8 for f.",
+        hint="Solve 1/(f K + 1 - f) = 0.8 for f: collect the terms in f first, f K - f = f (K - 1).",
     ),
     Part(
         "ex-3-1-3a",
@@ -124,7 +129,8 @@ register(
         "ex-3-1-3b",
         lambda: "memory",
         kind="choice",
-        choices={"memory": ("memory capacity", "RAM", "spilling"), "algorithm": (), "noise": ("measurement noise",)},
+        choices={"memory": ("memory capacity", "RAM", "spilling"),
+                 "less work": ("algorithm", "less total work", "search"), "noise": ("measurement noise",)},
         hint="An efficiency above 1 says the one-machine run paid a penalty the eight-machine run did not. Which "
         "of the three could do that, and which could only make eight machines slower or the timings scatter?",
     ),

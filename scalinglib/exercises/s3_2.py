@@ -68,7 +68,8 @@ register(
         "ex-3-2-1a",
         lambda: model_bytes(N_13B, "train_mixed_adam") / 1e9,
         unit="GB",
-        hint="Mixed-precision Adam keeps 16 bytes per parameter; give the answer in GB (1e9 bytes).",
+        hint="Mixed-precision Adam keeps 16 bytes per parameter; give the answer in GB of 1e9 bytes (dividing by 2**30 "
+        "gives GiB, about 7% less).",
     ),
     Part(
         "ex-3-2-1b",
@@ -122,21 +123,23 @@ register(
         transfer_times_ms,
         kind="numbers",
         unit="ms",
-        hint="Time = bytes / (bytes per second). The catalog gives 3.35e12, 450e9 and 50e9 bytes/s; answer in ms.",
+        hint="Time = bytes / (bytes per second). The catalog gives 3.35e12, 450e9 (NVLink, one direction) and 50e9 "
+        "bytes/s; answer in ms.",
     ),
     Part(
         "ex-3-2-3b",
         lambda: transfer_times_ms()[2] / transfer_times_ms()[0],
         unit="factor",
-        hint="Divide the InfiniBand time by the HBM time (or the two bandwidths the other way round).",
+        hint="Divide the InfiniBand time by the HBM time: the answer is above 1 (a number below 1 is the ratio "
+        "upside down).",
     ),
     Part(
         "ex-3-2-4a",
         tp_efficiencies,
         kind="numbers",
         unit="efficiency",
-        hint="E = 1 / (1 + rho), rho = (2/9)(t - 1) X beta_link / h; X = 150e12, h = 8192, "
-        "beta_link = 1/300e9 or 1/25e9 seconds per byte (the worst case: every hop on the network).",
+        hint="Give E = 1 / (1 + rho), not rho itself; rho = (2/9)(t - 1) X beta_link / h with X = 150e12, h = 8192, "
+        "beta_link = 1/300e9 or 1/25e9 seconds per byte (the worst case: every hop at the network's speed).",
     ),
     Part(
         "ex-3-2-4b",

@@ -46,7 +46,7 @@ def worker_counts(k_max):
 
 def speedup_and_efficiency(fig, f, k_max):
     """Two panels for serial fraction ``f`` up to ``k_max`` workers: S(K) on log axes with the
-    ideal line and the 1/f ceiling, and E(K). Returns the two axes.
+    ideal line and the 1/f ceiling, and E(K), both curves in one colour (one f). Returns the two axes.
 
     ``f`` is one number in [0, 1]; ``k_max`` a power of two >= 1 (see :func:`worker_counts`)."""
     f = single(check_fraction, "f", f)
@@ -66,8 +66,8 @@ def speedup_and_efficiency(fig, f, k_max):
     ax_s.set_ylabel("speedup S(K)")
     ax_s.legend(loc="upper left")
 
-    ax_e.plot(ks, amdahl_efficiency(f, ks), marker="o", markersize=3.5, color=COLORS["orange"],
-              linestyle="--", label=f"f = {f:g}")
+    ax_e.plot(ks, amdahl_efficiency(f, ks), marker="o", markersize=3.5, color=COLORS["blue"],
+              label=f"f = {f:g}")              # the same colour for the same f in both panels
     ax_e.axhline(0.5, color=COLORS["grey"], linewidth=1, linestyle=":")
     log2_axis(ax_e, "x")
     ax_e.set_ylim(0, 1.05)
