@@ -3,8 +3,10 @@ and the pipeline bubble."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..batchsize import data_parallel_cap, examples_to_target, steps_to_target
-from ..layout import parallel_layout, pipeline_bubble_fraction, scaling_efficiency
+from ..layout import layout_sweep, parallel_layout, pipeline_bubble_fraction, scaling_efficiency
 from ..scaling import best_worker_count, isoefficiency_work, strong_model_efficiency, strong_time, weak_model_efficiency
 from .core import Part, register
 
@@ -33,6 +35,15 @@ def _past_the_critical_batch():
     share of those tokens that a run at the critical batch (2 D_tok,min) would not have needed."""
     steps, tokens = steps_to_target(B_OVER, 1.0), examples_to_target(B_OVER, 1.0)
     return [steps, tokens, 1.0 - examples_to_target(1.0, 1.0) / tokens]
+
+
+def _dp_zone_175b():
+    """Exercise 3.3.4(d): the largest cluster (a power of two) in which every GPU past the 175B model's minimum is
+    a data-parallel replica, with a critical batch (and largest batch) of 16,000,000 tokens."""
+    sizes = 2 ** np.arange(3, 15)
+    sweep = layout_sweep(sizes, 175e9, 16e6, 16e6)
+    zone = sweep["fits"] & (sweep["dp"] * sweep["min_gpus"] == sizes)
+    return int(sizes[zone].max())
 
 
 def _k2_efficiency():
@@ -124,5 +135,14 @@ register(
         unit="efficiency",
         hint="Add the bubble (p - 1)/(v m) to the tensor-parallel fraction, with v = 1 and then with v = layers per "
         "stage, and use E = 1/(1 + rho).",
+    ),
+    Part(
+        "ex-3-3-4d",
+        _dp_zone_175b,
+        unit="GPUs",
+        whole=True,
+        rounding="the policy rounds the cap down to a power of two",
+        hint="Find m from the stages the model needs to fit, then the tokens one replica adds per step, the cap as the "
+        "policy rounds it, and the GPUs of that many replicas.",
     ),
 )
