@@ -128,7 +128,7 @@ def cluster_efficiency(fig, n_params, global_batch, critical_batch, gpu_counts=N
     ax.axhline(1.0, **IDEAL)
     log2_axis(ax, "x")
     ax.set_ylim(0, 1.05)
-    ax.set_title(f"{_count(n_params)} parameters ({sweep['layers'][0]} layers), batch {_count(global_batch)} tokens, "
+    ax.set_title(f"{_count(n_params)} parameters ({sweep['layers'][0]} layers), largest batch {_count(global_batch)} tokens, "
                  f"B_crit {_count(critical_batch)} tokens", fontsize=9, fontweight="normal")
     ax.set_xlabel("GPUs in the cluster")
     ax.set_ylabel("scaling efficiency E")
