@@ -236,7 +236,8 @@ def test_exercises_ask_for_numbers_the_text_does_not_print():
     f2, c2 = 0.02, 0.005
     best = sl.best_worker_count(f2, c2)
     assert best == 136 and best != sl.best_worker_count(F, C)
-    assert f"{sl.strong_time(best, f2, c2):.3g}" == "0.0626" and f"{sl.strong_model_efficiency(best, f2, c2):.3g}" == "0.117"
+    assert f"{sl.strong_time(best, f2, c2):.3g}" == "0.0626"
+    assert f"{sl.strong_model_efficiency(best, f2, c2):.3g}" == "0.117"
     assert f"{1 / sl.strong_time(best, f2, c2):#.3g}" == "16.0" and f"{1 / sl.strong_time(16, f2, c2):.3g}" == "9.88"
     for key, answer in (("ex-3-3-2a", 66), ("ex-3-3-2d", 0.12), ("ex-3-3-2d", 0.121), ("ex-3-3-4a", 61),
                         ("ex-3-3-4b", [1.25, 5.0, 0.6]), ("ex-3-3-4c", [0.714, 0.860]), ("ex-3-3-4d", 4096)):

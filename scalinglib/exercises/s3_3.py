@@ -125,8 +125,8 @@ register(
         unit=("n_step,min", "D_tok,min", "fraction"),
         share=True,
         complement="the share of its tokens that a run at B_crit would need",
-        hint="n_step(B_g) = n_step,min (1 + B_crit/B_g) and D_tok(B_g) = D_tok,min (1 + B_g/B_crit), at B_g = 8 B_crit; "
-        "then compare its tokens with the tokens of a run at exactly B_crit.",
+        hint="n_step(B_g) = n_step,min (1 + B_crit/B_g) and D_tok(B_g) = D_tok,min (1 + B_g/B_crit), "
+        "at B_g = 8 B_crit; then compare its tokens with the tokens of a run at exactly B_crit.",
     ),
     Part(
         "ex-3-3-4c",

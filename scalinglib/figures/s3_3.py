@@ -44,7 +44,8 @@ def strong_and_weak(fig, f, c, k_max=1024):
     low, high = 0.8 * float(t_strong.min()), float(t_weak.max())
     high *= max(3.0, (high / low) ** 0.5)
     ax_t.set_yscale("log")
-    steps = (1, 2, 5) if high / low < 300 else (1,)      # ticks 0.1, 0.2, 0.5, 1, ... or, over many decades, 0.01, 0.1, 1
+    # ticks 0.1, 0.2, 0.5, 1, ...; over many decades only 0.01, 0.1, 1, ...
+    steps = (1, 2, 5) if high / low < 300 else (1,)
     ax_t.yaxis.set_major_locator(FixedLocator([m * 10.0 ** e for e in range(-5, 3) for m in steps]))
     ax_t.yaxis.set_minor_locator(NullLocator())
     ax_t.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
@@ -128,8 +129,9 @@ def cluster_efficiency(fig, n_params, global_batch, critical_batch, gpu_counts=N
     ax.axhline(1.0, **IDEAL)
     log2_axis(ax, "x")
     ax.set_ylim(0, 1.05)
-    ax.set_title(f"{_count(n_params)} parameters ({sweep['layers'][0]} layers), largest batch {_count(global_batch)} tokens, "
-                 f"B_crit {_count(critical_batch)} tokens", fontsize=9, fontweight="normal")
+    ax.set_title(f"{_count(n_params)} parameters ({sweep['layers'][0]} layers), "
+                 f"largest batch {_count(global_batch)} tokens, B_crit {_count(critical_batch)} tokens",
+                 fontsize=9, fontweight="normal")
     ax.set_xlabel("GPUs in the cluster")
     ax.set_ylabel("scaling efficiency E")
     ax.legend(loc="lower left")
