@@ -210,7 +210,7 @@ def test_a_larger_critical_batch_is_the_way_through():
 # --- exercises -------------------------------------------------------------------------------------
 
 def test_exercise_hints_use_the_sections_symbols():
-    hint = check("ex-3-3-4b", [1.0, 1.0]).hint
+    hint = check("ex-3-3-4b", [1.0, 1.0, 1.0]).hint
     assert "n_step(B_g)" in hint and "D_tok(B_g)" in hint and "S(" not in hint and "E(" not in hint
     for key in ("ex-3-3-2a", "ex-3-3-3a"):
         assert "f + " in check(key, 1.0).hint and "s + " not in check(key, 1.0).hint
