@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 from ..batchsize import examples_to_target, steps_to_target
 from ..layout import layout_sweep
@@ -19,17 +20,18 @@ def _count(x: float) -> str:
     return f"{x:g}"
 
 
-def strong_and_weak(fig, f, c, k_max=128):
+def strong_and_weak(fig, f, c, k_max=1024):
     """Left: time per step of the fixed job (strong) and of the growing job (weak), with the best K of
-    the fixed job marked. Right: both efficiencies. f is the serial fraction, c the communication
-    coefficient. Returns the two axes."""
+    the fixed job marked, on a logarithmic time axis so that the fixed job's turn upwards past the best K
+    shows. Right: both efficiencies. f is the serial fraction, c the communication coefficient. Returns the
+    two axes."""
     ks = worker_counts(k_max)
     ax_t, ax_e = fig.subplots(1, 2)
     for ax in (ax_t, ax_e):
         style_axes(ax)
-    ax_t.plot(ks, strong_time(ks, f, c), marker="o", markersize=3.5, color=COLORS["vermillion"],
-              label="strong: fixed job")
-    ax_t.plot(ks, weak_time(ks, f, c), marker="s", markersize=3.5, color=COLORS["green"], linestyle="--",
+    t_strong, t_weak = strong_time(ks, f, c), weak_time(ks, f, c)
+    ax_t.plot(ks, t_strong, marker="o", markersize=3.5, color=COLORS["vermillion"], label="strong: fixed job")
+    ax_t.plot(ks, t_weak, marker="s", markersize=3.5, color=COLORS["green"], linestyle="--",
               label="weak: job grows with K")
     if c > 0:
         k_best = best_worker_count(f, c)
@@ -37,13 +39,20 @@ def strong_and_weak(fig, f, c, k_max=128):
             ax_t.plot([k_best], [strong_time(k_best, f, c)], marker="*", markersize=12, color=COLORS["black"],
                       linestyle="none", label=f"fastest fixed job: K = {k_best}")
     log2_axis(ax_t, "x")
-    ax_t.set_ylim(0, max(1.25, 1.08 * float(weak_time(ks[-1], f, c))))
+    # the top third of the log axis (at least a factor of 3) lies above the growing job's curve: the legend
+    # sits there, clear of both curves
+    low, high = 0.8 * float(t_strong.min()), float(t_weak.max())
+    high *= max(3.0, (high / low) ** 0.5)
+    ax_t.set_yscale("log")
+    # ticks 0.1, 0.2, 0.5, 1, ...; over many decades only 0.01, 0.1, 1, ...
+    steps = (1, 2, 5) if high / low < 300 else (1,)
+    ax_t.yaxis.set_major_locator(FixedLocator([m * 10.0 ** e for e in range(-5, 3) for m in steps]))
+    ax_t.yaxis.set_minor_locator(NullLocator())
+    ax_t.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+    ax_t.set_ylim(low, high)
     ax_t.set_xlabel("workers K")
     ax_t.set_ylabel("time per step (units of T(1))")
-    # in the band between the two curves: past K = 4 the fixed job takes < 0.62 for every slider value,
-    # the growing job >= 1
-    ax_t.legend(loc="center right", bbox_to_anchor=(1.0, 0.79), bbox_transform=ax_t.get_yaxis_transform(),
-                fontsize=8)
+    ax_t.legend(loc="upper right", fontsize=8)
 
     ax_e.plot(ks, strong_model_efficiency(ks, f, c), marker="o", markersize=3.5, color=COLORS["vermillion"],
               label="E strong")
@@ -69,11 +78,11 @@ def critical_batch(fig, critical=1.0):
     ax.plot(batch / critical, tokens, color=COLORS["orange"], linestyle="--", label=r"tokens / $D_\mathrm{tok,min}$")
     ax.axvline(1.0, color=COLORS["grey"], linestyle=":", linewidth=1.2)
     # below the legend (upper centre), right of the line, where neither curve passes
-    ax.annotate("B_g = B_crit", (1.0, 12), xytext=(5, 0), textcoords="offset points", fontsize=8,
+    ax.annotate(r"$B_\mathrm{g} = B_\mathrm{crit}$", (1.0, 12), xytext=(5, 0), textcoords="offset points", fontsize=8,
                 color=COLORS["grey"])
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("global batch B_g / critical batch B_crit")
+    ax.set_xlabel(r"global batch / critical batch, $B_\mathrm{g}/B_\mathrm{crit}$")
     ax.set_ylabel("cost to reach the target loss")
     ax.legend(loc="upper center")
     return ax
@@ -120,8 +129,9 @@ def cluster_efficiency(fig, n_params, global_batch, critical_batch, gpu_counts=N
     ax.axhline(1.0, **IDEAL)
     log2_axis(ax, "x")
     ax.set_ylim(0, 1.05)
-    ax.set_title(f"{_count(n_params)} parameters ({sweep['layers'][0]} layers), batch {_count(global_batch)} tokens, "
-                 f"B_crit {_count(critical_batch)} tokens", fontsize=9, fontweight="normal")
+    ax.set_title(f"{_count(n_params)} parameters ({sweep['layers'][0]} layers), "
+                 f"largest batch {_count(global_batch)} tokens, B_crit {_count(critical_batch)} tokens",
+                 fontsize=9, fontweight="normal")
     ax.set_xlabel("GPUs in the cluster")
     ax.set_ylabel("scaling efficiency E")
     ax.legend(loc="lower left")
