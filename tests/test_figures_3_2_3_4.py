@@ -242,6 +242,11 @@ def test_straggler_curves(fig):
     np.testing.assert_allclose(closed, sl.expected_slowest_step(ks, 1.0, 0.05))
     kb, backed = lines["exponential, K/32 backups"]
     np.testing.assert_allclose(backed, sl.expected_slowest_step(kb, 1.0, 0.05, backups=kb // 32))
+    # Gaussian jitter with the same mean and standard deviation, tau: one worker takes t0 + tau on average, and
+    # the thin tail grows more slowly than the exponential one
+    _, gauss = lines[r"Gaussian, mean and s.d. $\tau$, simulated"]
+    assert gauss[0] == pytest.approx(1.05, abs=0.01)
+    assert np.all(gauss < closed + 0.01) and gauss[-1] < closed[-1] - 0.05
     # the grey dashed line at t0 + tau has a legend entry
     _, alone = lines[r"one worker alone: $t_0 + \tau$"]
     np.testing.assert_allclose(alone, 1.05)

@@ -15,8 +15,12 @@ from ..latency import (
 from ..serving import decode_profile
 from .core import Part, register
 
-#: Exercise 3.4.2: a server that completes 50 requests per second (20 ms each).
-MU = 50.0
+#: Exercise 3.4.2: a server that completes 50 requests per second (20 ms each), with a p99 target of 250 ms.
+MU, P99_TARGET = 50.0, 0.250
+#: Exercise 3.4.3: a page waits for 40 back ends, each slow one time in 50; then 5,000 servers, 1 in 100,000.
+FANOUT, EPS = 40, 1 / 50
+#: Exercise 3.4.5: Llama 3 8B shape on one A100, 4,096 tokens of context, batch 1 against batch 48.
+CONTEXT, BATCH = 4096, 48
 #: Exercise 3.4.4: K = 256 workers, 1 s of work each plus exponential jitter of mean 50 ms; r = 8 backups.
 K, T0, TAU, BACKUPS = 256, 1.0, 0.05, 8
 
@@ -33,10 +37,7 @@ def straggler_answers():
 
 
 def batching_answers():
-    prof = decode_profile([1, 64], "Llama-3-8B", "A100 SXM 80GB", 2048)
-    long = decode_profile(1, "Llama-3-8B", "A100 SXM 80GB", 8192)
-    at_max = decode_profile(long["max_batch"], "Llama-3-8B", "A100 SXM 80GB", 8192)
-    return prof, long["max_batch"], float(at_max["tokens_per_s"][0])
+    return decode_profile([1, BATCH], "Llama-3-8B", "A100 SXM 80GB", CONTEXT)
 
 
 register(
@@ -72,17 +73,19 @@ register(
     ),
     Part(
         "ex-3-4-2c",
-        lambda: max_utilization_for_p99(MU, 0.2),
+        lambda: max_utilization_for_p99(MU, P99_TARGET),
         unit="fraction",
         share=True,
         complement="the idle share",
-        hint="Solve ln(100) / (mu (1 - U)) = 0.2 s for U; answer as a fraction, not a percentage.",
+        hint="Set the M/M/1 p99, ln(100) / (mu (1 - U)), equal to the target and solve for U; "
+        "answer as a fraction, not a percentage.",
     ),
     Part(
         "ex-3-4-2d",
-        lambda: mm1_response_percentile(0.99, 0.8 * MU, MU) / mm1_mean_response(0.8 * MU, MU),
+        lambda: mm1_response_percentile(0.999, 0.8 * MU, MU) / mm1_response_percentile(0.5, 0.8 * MU, MU),
         unit="factor",
-        hint="Divide the p99 by the mean: the rate mu - lambda cancels.",
+        hint="Every M/M/1 quantile is -ln(1 - q) / (mu - lambda): divide the p99.9 by the median, "
+        "and the rate mu - lambda cancels.",
     ),
     Part(
         "ex-3-4-2e",
@@ -93,44 +96,45 @@ register(
     ),
     Part(
         "ex-3-4-3a",
-        lambda: fanout_slow_probability(0.01, 100),
+        lambda: fanout_slow_probability(EPS, FANOUT),
         unit="fraction",
         share=True,
-        complement="the share of requests whose leaves are all fast",
-        hint="1 - (1 - eps)^K, with eps the chance that one server is slow and K the fan-out; as a fraction.",
+        complement="the share of requests whose back ends are all fast",
+        hint="1 - (1 - eps)^K, with eps the chance that one back end is slow and K the fan-out; as a fraction.",
     ),
     Part(
         "ex-3-4-3b",
-        lambda: fanout_slow_probability(1e-4, 2000),
+        lambda: fanout_slow_probability(1e-5, 5000),
         unit="fraction",
         share=True,
-        complement="the share of requests whose leaves are all fast",
-        hint="1 - (1 - eps)^K with eps = 1/10,000 and K = 2,000, as a fraction.",
+        complement="the share of requests whose servers are all fast",
+        hint="The same formula as (a), with the new eps and K; as a fraction.",
     ),
     Part(
         "ex-3-4-3c",
-        lambda: fanout_slow_probability(0.01**2, 100),
+        lambda: fanout_slow_probability(EPS**2, FANOUT),
         unit="fraction",
         share=True,
-        complement="the share of requests whose leaves are all fast",
-        hint=("A hedged leaf is slow only if both of its copies are: square the chance that one copy is slow. "
-              "Then fan out to 100 leaves as in (a)."),
+        complement="the share of requests whose back ends are all fast",
+        hint=("A hedged back end is slow only if both of its copies are: square the chance that one copy is slow. "
+              "Then fan out to the 40 back ends as in (a)."),
     ),
     Part(
         "ex-3-4-3d",
-        lambda: 1 - 0.99 ** (1 / 100),
+        lambda: 1 - 0.99 ** (1 / FANOUT),
         unit="fraction",
         share=True,
-        complement="the chance that a server is fast",
-        hint="Write the share of slow 100-way requests as a function of eps, the chance that one server is slow, "
+        complement="the chance that a back end is fast",
+        hint="Write the share of slow page requests as a function of eps, the chance that one back end is slow, "
         "set it equal to 0.01 and solve for eps.",
     ),
     Part(
         "ex-3-4-3e",
         lambda: mm1_mean_response(0.7 * 1.1 * 100.0, 100.0) / mm1_mean_response(0.7 * 100.0, 100.0),
         unit="factor",
-        hint=("The copies are 10% more arrivals, so U grows from 0.7 to 0.7 x 1.1. The M/M/1 mean is "
-              "proportional to 1 / (1 - U): divide the new mean by the old one."),
+        hint=("The factor is the new mean divided by the old one (1.5 if requests were 50% slower, not 0.5). "
+              "The copies are 10% more arrivals, so U grows by a tenth; the M/M/1 mean is proportional to "
+              "1 / (1 - U)."),
     ),
     Part(
         "ex-3-4-4a",
@@ -160,30 +164,30 @@ register(
     ),
     Part(
         "ex-3-4-5a",
-        lambda: [float(x) for x in batching_answers()[0]["tokens_per_s"]],
+        lambda: [float(x) for x in batching_answers()["tokens_per_s"]],
         kind="numbers",
         unit="tokens/s",
-        hint=("b / max((2N + b c_kv) / B, b F / P) with 2N = 16 GB of weights, c_kv = 2,048 x 131,072 bytes "
-              "of cache per sequence, B = 2.039e12 bytes/s."),
+        hint=("b / max((2N + b c_kv) / B, b F / P), with the inputs printed in 3.4.7; c_kv and F grow with the "
+              "context, so recompute them for 4,096 tokens."),
     ),
     Part(
         "ex-3-4-5b",
-        lambda: float(batching_answers()[0]["tokens_per_s"][1] / batching_answers()[0]["tokens_per_s"][0]),
+        lambda: float(batching_answers()["tokens_per_s"][1] / batching_answers()["tokens_per_s"][0]),
         unit="factor",
-        hint="Divide the tokens/s at batch 64 by the tokens/s at batch 1.",
+        hint="Divide the tokens/s at batch 48 by the tokens/s at batch 1.",
     ),
     Part(
         "ex-3-4-5c",
-        lambda: batching_answers()[1],
+        lambda: batching_answers()["max_batch"],
         unit="sequences in the batch",
         whole=True,
         rounding="down",
-        hint="Largest b with 2N + b c_kv <= 0.9 x 80 GB, where c_kv is now 8,192 tokens' worth of cache.",
+        hint="Largest b with 2N + b c_kv <= 0.9 x 80 GB, where c_kv is 4,096 tokens' worth of cache.",
     ),
     Part(
         "ex-3-4-5d",
-        lambda: 1e3 * float(batching_answers()[0]["step_time"][1]),
+        lambda: 1e3 * float(batching_answers()["step_time"][1]),
         unit="ms",
-        hint="The time per decode step at batch 64: every sequence waits that long for each token.",
+        hint="The time per decode step at batch 48: every sequence waits that long for each token.",
     ),
 )

@@ -152,13 +152,15 @@ def hedged_latency(fig, hedge_quantile=0.95, seed=0, n_requests=200_000):
 
 def stragglers(fig, base_time=1.0, jitter=0.05, k_max=4096, seed=0, n_steps=500):
     """Left: expected time of a synchronous step against the number of workers, the closed form for
-    exponential jitter with seeded Monte-Carlo points for exponential and Gaussian jitter of the same
-    size, and with one backup worker per 32. Right: the resulting efficiency, a worker's mean time over the
+    exponential jitter with seeded Monte-Carlo points for exponential jitter and for Gaussian jitter of
+    the same mean and standard deviation (both ``jitter``), and with one backup worker per 32. Right: the resulting efficiency, a worker's mean time over the
     step time, times K/(K + r) with r backups (their work is paid for and thrown away). Returns the two axes."""
     ks = 2 ** np.arange(int(np.log2(k_max)) + 1)
     closed = expected_slowest_step(ks, base_time, jitter)
     mc_exp = [simulate_slowest_step(k, base_time, jitter, n_steps, seed).mean() for k in ks]
-    mc_gauss = [simulate_slowest_step(k, base_time, jitter, n_steps, seed, model="gaussian").mean() for k in ks]
+    # Gaussian delays with mean tau (the base time shifted by tau) and standard deviation tau, like the exponential
+    mc_gauss = [simulate_slowest_step(k, base_time + jitter, jitter, n_steps, seed, model="gaussian").mean()
+                for k in ks]
     big = ks >= 32                       # backups: one extra worker per 32, from 32 workers up
     backups = ks[big] // 32
     with_backups = expected_slowest_step(ks[big], base_time, jitter, backups=backups)
@@ -169,7 +171,7 @@ def stragglers(fig, base_time=1.0, jitter=0.05, k_max=4096, seed=0, n_steps=500)
     ax_t.plot(ks, mc_exp, marker="o", markersize=4, linestyle="none", color=COLORS["blue"],
               label="exponential, simulated")
     ax_t.plot(ks, mc_gauss, marker="s", markersize=4, linestyle="none", color=COLORS["orange"],
-              label=r"Gaussian ($\sigma = \tau$), simulated")
+              label=r"Gaussian, mean and s.d. $\tau$, simulated")
     ax_t.plot(ks[big], with_backups, color=COLORS["green"], linestyle="-.", label="exponential, K/32 backups")
     ax_t.axhline(base_time + jitter, label=r"one worker alone: $t_0 + \tau$", **IDEAL)
     log2_axis(ax_t, "x")
