@@ -69,7 +69,7 @@ from ._validate import (
 from .batchsize import examples_to_target
 from .comm import multiring_allreduce_time
 from .hardware import get_accelerator
-from .layout import A100_ACHIEVED_FLOPS, A100_NVLINK_BANDWIDTH, Layout, hidden_size_for, layout_sweep
+from .layout import A100_ACHIEVED_FLOPS, A100_NVLINK_BANDWIDTH, Layout, hidden_size_for, layout_sweep, parallel_layout
 from .roofline import decode_tokens_per_second
 
 __all__ = [
@@ -503,7 +503,8 @@ def max_decode_batch(n_params, context_tokens, device="A100 SXM 80GB", bytes_per
     return int(free // _cache_bytes_per_sequence(n, t, beta, a))
 
 
-def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=False, **layout_kwargs):
+def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=False, exposed_allreduce=False,
+                        **layout_kwargs):
     r"""GPU-time and wall time to reach a target loss as a cluster grows: the critical-batch wall in money.
 
     The cluster is laid out by :func:`scalinglib.layout.layout_sweep`, which
@@ -527,6 +528,12 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
       critical batch; E stays where it was, but every doubling of the batch
       buys fewer saved steps, and tokens are wasted.
 
+    With ``exposed_allreduce=True`` the efficiency also counts the part of the
+    gradient all-reduce that the backward pass does not hide,
+    :math:`E = 1/(1 + \rho_\text{TP} + \rho_\text{PP} + \rho_\text{DP})`, with
+    :math:`\rho_\text{DP}` from :func:`exposed_allreduce_fraction` (its default
+    A100 cluster), as in the capstone of Section 3.9.
+
     Parameters
     ----------
     n_gpus : array_like of int
@@ -537,6 +544,9 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
         The critical batch, tokens, > 0 (one number).
     grow_batch : bool, optional
         Which use of GPUs past the cap (default False: split the model).
+    exposed_allreduce : bool, optional
+        Add :math:`\rho_\text{DP}` to each layout's overheads (default False:
+        the all-reduce is taken to hide, as in Section 3.3).
     **layout_kwargs
         Passed to :func:`scalinglib.layout.parallel_layout` (sequence length,
         micro-batches, device memory, ...).
@@ -544,8 +554,9 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
     Returns
     -------
     dict of str to numpy.ndarray
-        ``n_gpus``, ``fits``, ``batch_tokens``, ``efficiency``, ``cost_factor``
-        and ``time_factor`` (NaN where the model does not fit).
+        ``n_gpus``, ``fits``, ``batch_tokens``, ``efficiency``, ``rho_dp``
+        (zeros unless ``exposed_allreduce``), ``cost_factor`` and
+        ``time_factor`` (NaN where the model does not fit).
 
     Raises
     ------
@@ -561,8 +572,15 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
     [1.34, 1.75, 2.9]
     >>> critical_batch_cost([256, 1024, 4096], 13e9, 2e6, grow_batch=True)["cost_factor"].round(2).tolist()
     [1.34, 2.18, 5.53]
+
+    With the exposed gradient all-reduce (Section 3.8.7's A100 cluster):
+
+    >>> out = critical_batch_cost([1024, 2048], 13e9, 4e6, exposed_allreduce=True)
+    >>> out["rho_dp"].round(3).tolist(), out["efficiency"].round(3).tolist()
+    ([0.079, 0.324], [0.875, 0.678])
     """
     check_flag("grow_batch", grow_batch)
+    check_flag("exposed_allreduce", exposed_allreduce)
     n_params = check_scalar("n_params", n_params)
     crit = single(check_positive, "critical_batch_tokens", critical_batch_tokens)
     sizes = check_whole("n_gpus", n_gpus)
@@ -570,13 +588,24 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
     limit = 1e9 * float(np.max(sizes)) if grow_batch else crit
     sweep = layout_sweep(n_gpus, n_params, limit, limit, **layout_kwargs)
     batch = sweep["batch_tokens"]
+    efficiency, rho_dp = sweep["efficiency"], np.zeros(len(sweep["n_gpus"]))
+    if exposed_allreduce:
+        shared = {k: layout_kwargs[k] for k in ("seq_len", "micro_batch", "achieved_flops", "gpus_per_node")
+                  if k in layout_kwargs}
+        if "link_bandwidth" in layout_kwargs:
+            shared["intra_bandwidth"] = layout_kwargs["link_bandwidth"]
+        rho_dp = np.array([exposed_allreduce_fraction(parallel_layout(int(g), n_params, limit, limit, **layout_kwargs),
+                                                      n_params, **shared) if fit else np.nan
+                           for g, fit in zip(sweep["n_gpus"], sweep["fits"])])
+        efficiency = 1.0 / (1.0 / efficiency + rho_dp)        # E = 1 / (1 + rho_TP + rho_PP + rho_DP)
     data_factor = np.asarray(examples_to_target(np.where(sweep["fits"], batch, crit), crit)) / crit
-    cost = np.where(sweep["fits"], data_factor / sweep["efficiency"], np.nan)
+    cost = np.where(sweep["fits"], data_factor / efficiency, np.nan)
     return {
         "n_gpus": sweep["n_gpus"],
         "fits": sweep["fits"],
         "batch_tokens": batch,
-        "efficiency": sweep["efficiency"],
+        "efficiency": efficiency,
+        "rho_dp": rho_dp,
         "cost_factor": cost,
         "time_factor": cost / sweep["n_gpus"],
     }

@@ -276,7 +276,6 @@ LIBRARY_DOCUMENTS = {
     ("scalinglib/roofline.py", "153.02"),      # the A100's ridge point: 3.7.3(b)
     ("scalinglib/scaling.py", "0.1248"),       # strong_time at its best K: 3.3.2(b)
     ("scalinglib/workdepth.py", "520192"),     # matmul_work(64): 3.6.4(d)
-    ("scalinglib/runs.py", "118.7"),           # the peak PaLM's GPT-3 figure implies: 3.9.4(b)
 }
 
 

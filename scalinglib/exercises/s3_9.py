@@ -35,12 +35,17 @@ PRICE, RATE, API_PRICE = 2.50, 2000.0, 0.60
 PEAK_DEMAND, PEAK_HOURS, BASE_DEMAND, BASE_HOURS = 90_000.0, 4, 30_000.0, 20
 SUSTAINED_TARGET = 0.8
 
-# 3.9.5: the critical-batch bill (Section 3.9.9)
+# 3.9.4(a): Gopher's 0.0152 steps/s with the batch it started from (the text assumes its final batch)
+GOPHER_START_SEQUENCES = 1536
+# 3.9.4(b): PaLM's 21.3% for GPT-3, read as 6N FLOPs only
+GPT3_PRINTED_MFU = 0.213
+
+# 3.9.5: the critical-batch bill (Section 3.9.10) at half the text's critical batch, rho_DP included
 BILL_PARAMS, BILL_CRIT, BILL_GPUS = 13e9, 2e6, (512, 4096)
 
-# 3.9.6: the capstone calculator (Section 3.9.8)
-CAP = dict(n_params=70e9, tokens=1.4e12, price=2.0, device="H100 SXM 80GB", mfu=0.4, utilization=0.9)
-CAP_DEVICES, CAP_DEADLINE_DAYS = 2048, 14
+# 3.9.6: the budget calculator (Section 3.9.9), with other inputs than the text's worked example
+CAP = dict(n_params=34e9, tokens=2e12, price=2.5, device="H100 SXM 80GB", mfu=0.45, utilization=0.85)
+CAP_DEVICES, CAP_DEADLINE_DAYS = 1024, 30
 # 3.9.6(c): the capstone's 13B run on 2,048 A100s with an InfiniBand NDR port per GPU, steps 4 to 6 by hand
 SYN = dict(n_params=13e9, tokens=260e9, gpus=2048, crit=4e6, sustained=150e12, utilization=0.9,
            price="AWS p4de.24xlarge, on-demand", port="InfiniBand NDR")
@@ -76,6 +81,18 @@ def gpt3_row():
     return next(run for run in MFU_RUNS if run.name == "GPT-3")
 
 
+def gopher_start_mfu():
+    """Exercise 3.9.4(a): Gopher's MFU from 0.0152 steps/s with 1,536 sequences of 2,048 tokens per step."""
+    run = next(r for r in MFU_RUNS if r.name == "Gopher")
+    tokens_per_chip = 0.0152 * GOPHER_START_SEQUENCES * run.seq_len / run.n_devices
+    return mfu(tokens_per_chip, run.flops_per_token(), 1, run.peak_flops_per_device)
+
+
+def gpt3_six_n_peak():
+    """Exercise 3.9.4(b): the peak, TFLOP/s, at which GPT-3's 6N-only MFU is PaLM's printed 21.3%."""
+    return gpt3_row().recomputed_mfu(attention=False) * gpt3_row().peak_flops_per_device / 1e12 / GPT3_PRINTED_MFU
+
+
 #: 3.9.4(c): the 145.6B row of Megatron-LM's table 1 (the text works out the first and the last)
 MEGATRON_ROW = 6
 
@@ -87,8 +104,8 @@ def megatron_row_mfu():
 def bill():
     """Exercise 3.9.5 worked out: cost factors at the larger cluster and speed-ups over the smaller one."""
     small, large = BILL_GPUS
-    split = critical_batch_cost([small, large], BILL_PARAMS, BILL_CRIT)
-    grow = critical_batch_cost([small, large], BILL_PARAMS, BILL_CRIT, grow_batch=True)
+    split = critical_batch_cost([small, large], BILL_PARAMS, BILL_CRIT, exposed_allreduce=True)
+    grow = critical_batch_cost([small, large], BILL_PARAMS, BILL_CRIT, grow_batch=True, exposed_allreduce=True)
     return {
         "cost": [float(split["cost_factor"][1]), float(grow["cost_factor"][1])],
         "speedup": [float(split["time_factor"][0] / split["time_factor"][1]),
@@ -145,8 +162,8 @@ register(
         lambda: [cost_per_million_tokens(PRICE, RATE), cost_per_million_tokens(PRICE, RATE, 0.4)],
         kind="numbers",
         unit="$ per million tokens",
-        hint="An hour makes 3,600 x 2,000 tokens when busy; divide the hourly price by the millions of tokens "
-        "actually made.",
+        hint="At $2.50 an hour (not the text's $3.00): an hour makes 3,600 x 2,000 tokens when busy; divide the "
+        "hourly price by the millions of tokens actually made.",
     ),
     Part(
         "ex-3-9-2b",
@@ -190,16 +207,16 @@ register(
     ),
     Part(
         "ex-3-9-4a",
-        lambda: gpt3_row().recomputed_mfu(attention=True),
+        gopher_start_mfu,
         unit="fraction",
-        hint="24.6e12 / 6N tokens/s per GPU, times 6N plus 12 x layers x heads x head size x sequence length, "
-        "divided by 125e12.",
+        hint="Tokens per chip per second are steps per second x tokens per step / 4,096 chips; multiply by "
+        "6N + 12 x layers x heads x head size x sequence length and divide by 123e12.",
     ),
     Part(
         "ex-3-9-4b",
-        lambda: gpt3_row().recomputed_mfu(attention=True) * 125.0 / 0.213,
+        gpt3_six_n_peak,
         unit="TFLOP/s",
-        hint="The MFU is inversely proportional to the peak: scale 125 by your (a) over 0.213.",
+        hint="With 6N FLOPs only, the MFU is the 24.6 TFLOP/s of model FLOPs over the peak: solve for the peak.",
     ),
     Part(
         "ex-3-9-4c",
@@ -214,21 +231,23 @@ register(
         kind="numbers",
         unit="factor",
         hint="Splitting the model keeps the tokens and loses efficiency; growing the batch keeps the efficiency and "
-        "needs more tokens, (1 + B_g/B_crit) times the minimum. Price each at 4,096 GPUs as in Section 3.9.8.",
+        "needs more tokens, (1 + B_g/B_crit) times the minimum. Lay out each cluster as in Section 3.9.10, with "
+        "a critical batch of 2 million tokens and rho_DP counted.",
     ),
     Part(
         "ex-3-9-5b",
         lambda: bill()["speedup"],
         kind="numbers",
         unit="factor",
-        hint="Time to target on 512 GPUs divided by time on 4,096: the ratio of time_factor values.",
+        hint="The time to the target is the cost factor divided by the number of GPUs; divide the time on 512 GPUs "
+        "by the time on 4,096.",
     ),
     Part(
         "ex-3-9-6a",
         lambda: [capstone()[0].days, capstone()[0].dollars / 1e6],
         kind="numbers",
         unit=("days", "million $"),
-        hint="6N D_tok FLOPs at 40% of 989.5e12 FLOP/s per H100, over 2,048 GPUs; divide by the utilization "
+        hint="6N D_tok FLOPs at 45% of 989.5e12 FLOP/s per H100, over 1,024 GPUs; divide by the utilization "
         "for calendar time; dollars in millions.",
     ),
     Part(
@@ -237,7 +256,7 @@ register(
         unit="GPUs",
         whole=True,
         rounding="up",
-        hint="Days scale as 1/K at a fixed MFU: find the K that brings the calendar days of (a) down to 14, "
+        hint="Days scale as 1/K at a fixed MFU: find the fewest K whose calendar days stay within 30, "
         "starting from the unrounded days of (a).",
     ),
     Part(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 
 import numpy as np
+from matplotlib.ticker import LogLocator
 
 from ..cost import (
     break_even_utilization,
@@ -156,14 +157,17 @@ def demand_sizing(fig, demand, tokens_per_second_per_device, peak_devices, susta
     return ax
 
 
-def critical_batch_bill(fig, n_params, critical_batch, gpu_counts=None):
+def critical_batch_bill(fig, n_params, critical_batch, gpu_counts=None, exposed_allreduce=True):
     """The critical-batch wall in money. Left: GPU-time to reach the target loss, relative to the least
-    possible. Right: the time to reach it, relative to the smallest cluster that holds the model. Two
-    uses of GPUs past the data-parallel cap: split the model further, or grow the batch. Returns the axes."""
+    possible. Right: the time to reach it, relative to the smallest cluster shown that holds the model
+    (128 GPUs by default, the capstone's smallest). Two uses of GPUs past the data-parallel cap: split the
+    model further, or grow the batch. The efficiency counts the capstone's three overheads, the exposed
+    gradient all-reduce included, unless ``exposed_allreduce`` is False. Returns the axes."""
     if gpu_counts is None:
-        gpu_counts = 2 ** np.arange(3, 15)
-    split = critical_batch_cost(gpu_counts, n_params, critical_batch)
-    grow = critical_batch_cost(gpu_counts, n_params, critical_batch, grow_batch=True)
+        gpu_counts = 2 ** np.arange(7, 15)
+    split = critical_batch_cost(gpu_counts, n_params, critical_batch, exposed_allreduce=exposed_allreduce)
+    grow = critical_batch_cost(gpu_counts, n_params, critical_batch, grow_batch=True,
+                               exposed_allreduce=exposed_allreduce)
     ax_c, ax_t = fig.subplots(1, 2)
     for ax in (ax_c, ax_t):
         style_axes(ax)
@@ -180,6 +184,7 @@ def critical_batch_bill(fig, n_params, critical_batch, gpu_counts=None):
     for ax in (ax_c, ax_t):
         ax.axvline(cap_gpus, color=COLORS["grey"], linestyle=":", linewidth=1.2)
         log2_axis(ax, "x")
+        ax.xaxis.set_major_locator(LogLocator(base=4))   # every other power of two: labels that do not collide
         ax.set_xlabel("GPUs")
     log2_axis(ax_c, "y")
     ax_c.set_ylabel("GPU-time to target (x minimum)")
