@@ -292,7 +292,7 @@ _MAX_FLOAT = float(np.finfo(np.float64).max)
 
 
 def _whole_range(minimum, maximum) -> str:
-    return f">= {minimum}" if maximum is None else f"from {minimum} to {maximum:,}"
+    return f">= {minimum}" + ("" if maximum is None else f" (and at most {maximum:,})")
 
 
 def _whole_error(name, x, minimum, top, maximum, why):
@@ -484,13 +484,19 @@ def as_count(name: str, value: Any) -> np.ndarray | int:
 # the wrapper of every public function, and records that check their fields
 
 
-def _problem(value, signed: bool, allow_inf, path=None, depth: int = 0):
-    """(where, value) of the first NaN, disallowed infinity or disallowed negative number in a result."""
+def _problem(value, signed: bool, allow_inf, allow_nan, path=None, depth: int = 0):
+    """(where, value) of the first NaN, infinity or negative number in a result that the rules refuse.
+
+    ``allow_inf`` and ``allow_nan`` are True or collections of the keys (dicts) and field names (named
+    tuples, dataclasses) where +inf, or NaN, is a documented answer.
+    """
     t = type(value)
     if t is float or t is _F64:
         if 0.0 <= value < _INF or (signed and -_INF < value < _INF):
             return None
         if value == _INF and (allow_inf is True or path in allow_inf):
+            return None
+        if value != value and (allow_nan is True or path in allow_nan):
             return None
         return path, float(value)
     if t is int or t is bool or value is None or t is str:
@@ -506,11 +512,11 @@ def _problem(value, signed: bool, allow_inf, path=None, depth: int = 0):
             return None if signed or lo >= 0 else (path, float(lo))
         if (lo >= 0.0 or (signed and lo > -_INF)) and hi < _INF:
             return None
-        if not np.isnan(lo) and hi == _INF and (allow_inf is True or path in allow_inf) and (signed or lo >= 0):
-            return None
         bad = value[~np.isfinite(value) | (False if signed else value < 0)]
         if allow_inf is True or path in allow_inf:
             bad = bad[bad != _INF]
+        if allow_nan is True or path in allow_nan:
+            bad = bad[~np.isnan(bad)]
         return (path, float(bad.flat[0])) if bad.size else None
     if depth > 2:
         return None
@@ -518,27 +524,27 @@ def _problem(value, signed: bool, allow_inf, path=None, depth: int = 0):
         fields = getattr(value, "_fields", None)
         items = zip(fields, value) if fields else ((path, v) for v in value)
         for key, item in items:
-            found = _problem(item, signed, allow_inf, key, depth + 1)
+            found = _problem(item, signed, allow_inf, allow_nan, key, depth + 1)
             if found:
                 return found
         return None
     if t is dict:
         for key, item in value.items():
-            found = _problem(item, signed, allow_inf, key, depth + 1)
+            found = _problem(item, signed, allow_inf, allow_nan, key, depth + 1)
             if found:
                 return found
         return None
     if t is list:
         for item in value:
-            found = _problem(item, signed, allow_inf, path, depth + 1)
+            found = _problem(item, signed, allow_inf, allow_nan, path, depth + 1)
             if found:
                 return found
         return None
     if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
-        return _problem(float(value), signed, allow_inf, path, depth)
+        return _problem(float(value), signed, allow_inf, allow_nan, path, depth)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         for f in dataclasses.fields(value):
-            found = _problem(getattr(value, f.name), signed, allow_inf, f.name, depth + 1)
+            found = _problem(getattr(value, f.name), signed, allow_inf, allow_nan, f.name, depth + 1)
             if found:
                 return found
     return None
@@ -553,29 +559,33 @@ def _arguments(func, args, kwargs) -> str:
     return ", ".join(f"{k}={_describe(v)}" for k, v in items)
 
 
-def public(func=None, *, signed: bool = False, allow_inf=()):
+def public(func=None, *, signed: bool = False, allow_inf=(), allow_nan=(), checked: bool = True):
     """Wrap a public function: no numpy floating-point warnings inside, and a checked result.
 
     The result (a number, an array, or a tuple, dict, list or dataclass of them) must be finite
     and, unless ``signed``, not negative. ``allow_inf`` is True, or the keys (dict results) or
-    field names (named tuples, dataclasses) that may be ``+inf`` by design (``amdahl_ceiling(0)``).
+    field names (named tuples, dataclasses) that may be ``+inf`` by design (``amdahl_ceiling(0)``);
+    ``allow_nan`` the same for NaN (the fields of a layout that does not fit).
     A result that breaks the rule is refused with a ValueError naming every argument: the inputs
-    were beyond what the model can represent (an overflow), or outside its range.
+    were beyond what the model can represent (an overflow), or outside its range. ``checked=False``
+    leaves a result that is not a quantity (a DAG's node names, a figure) unexamined.
     """
     if func is None:
-        return functools.partial(public, signed=signed, allow_inf=allow_inf)
-    allowed = allow_inf if allow_inf is True else frozenset(allow_inf)
-    errstate = np.errstate(all="ignore")
+        return functools.partial(public, signed=signed, allow_inf=allow_inf, allow_nan=allow_nan, checked=checked)
+    inf_ok = allow_inf if allow_inf is True else frozenset(allow_inf)
+    nan_ok = allow_nan if allow_nan is True else frozenset(allow_nan)
+    errstate = np.errstate
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        with errstate:
+        with errstate(all="ignore"):
             out = func(*args, **kwargs)
-            t = type(out)
-            if t is float:
+            if type(out) is float:
                 if 0.0 <= out < _INF or (signed and -_INF < out < _INF):
                     return out
-            found = _problem(out, signed, allowed)
+            elif not checked:
+                return out
+            found = _problem(out, signed, inf_ok, nan_ok)
         if found is None:
             return out
         where, value = found

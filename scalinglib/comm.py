@@ -99,7 +99,7 @@ import re
 
 import numpy as np
 
-from ._validate import check_broadcast, check_nonnegative, check_positive, check_whole, scalar_or_array
+from ._validate import check_broadcast, check_nonnegative, check_positive, check_whole, public, scalar_or_array
 
 __all__ = [
     "COLLECTIVES",
@@ -213,6 +213,7 @@ def _check_power_of_two(collective, algorithm, p: np.ndarray) -> None:
             )
 
 
+@public
 def p2p_time(nbytes, alpha, beta):
     r"""Time to send one message of ``nbytes`` bytes: the alpha-beta (Hockney) model.
 
@@ -250,6 +251,7 @@ def p2p_time(nbytes, alpha, beta):
     return scalar_or_array(ab + nb * bb, n, a, b)
 
 
+@public
 def half_performance_size(alpha, beta):
     r"""Message size at which latency and transfer take equally long: ``alpha / beta`` bytes.
 
@@ -280,6 +282,7 @@ def half_performance_size(alpha, beta):
     return scalar_or_array(ab / bb, a, b)
 
 
+@public
 def effective_bandwidth(nbytes, alpha, beta):
     r"""Bytes per second one message of ``nbytes`` achieves: ``n / (alpha + n beta)``.
 
@@ -307,6 +310,7 @@ def effective_bandwidth(nbytes, alpha, beta):
     return scalar_or_array(nb / (ab + nb * bb), n, a, b)
 
 
+@public
 def algorithms_for(collective, p=None):
     """Algorithms modelled for a collective, optionally only those that apply at ``p`` processes.
 
@@ -363,6 +367,7 @@ def _terms(collective: str, algorithm: str, p: np.ndarray):
     return table[(collective, algorithm)]
 
 
+@public
 def collective_cost_terms(collective, p, algorithm=None):
     r"""Coefficients ``(k_alpha, k_beta, k_gamma)`` of a collective's cost.
 
@@ -410,6 +415,7 @@ def collective_cost_terms(collective, p, algorithm=None):
     return tuple(scalar_or_array(x, pp) for x in (a, b, c))
 
 
+@public
 def collective_time(collective, nbytes, p, alpha, beta, gamma=0.0, algorithm=None):
     r"""Time of a collective operation under the alpha-beta-gamma model (Thakur et al. 2005).
 
@@ -478,6 +484,7 @@ def collective_time(collective, nbytes, p, alpha, beta, gamma=0.0, algorithm=Non
     return scalar_or_array(ta * ab + tb * nb * bb + tc * nb * gb, n, pp, a, b, g)
 
 
+@public
 def collective_times(collective, nbytes, p, alpha, beta, gamma=0.0):
     """The time of every algorithm that applies at ``p`` processes, as a dict.
 
@@ -508,6 +515,7 @@ def collective_times(collective, nbytes, p, alpha, beta, gamma=0.0):
     return {alg: collective_time(collective, nbytes, p, alpha, beta, gamma, algorithm=alg) for alg in names}
 
 
+@public
 def collective_lower_bound(collective, nbytes, p, alpha, beta, gamma=0.0):
     r"""A lower bound on the time of any algorithm for the collective (Chan et al. 2007).
 
@@ -568,6 +576,7 @@ def collective_lower_bound(collective, nbytes, p, alpha, beta, gamma=0.0):
     return scalar_or_array(clg * ab + bw * nb * bb + red * nb * gb, n, pp, a, b, g)
 
 
+@public
 def best_algorithm(collective, nbytes, p, alpha, beta, gamma=0.0):
     """The fastest algorithm under the model for these parameters.
 
@@ -606,6 +615,7 @@ def best_algorithm(collective, nbytes, p, alpha, beta, gamma=0.0):
     return str(winner) if winner.ndim == 0 else winner
 
 
+@public
 def crossover_size(collective, algorithm_a, algorithm_b, p, alpha, beta, gamma=0.0):
     r"""The message size at which two algorithms cost the same.
 
@@ -692,6 +702,7 @@ def _cluster(nbytes, nodes, per_node, alpha_intra, beta_intra, alpha_inter, beta
     return out, tuple(values.values())
 
 
+@public
 def multiring_allreduce_time(nbytes, nodes, per_node, alpha_intra, beta_intra, alpha_inter, beta_inter,
                              gamma=0.0, nics=None):
     r"""Flat ring all-reduce over ``nodes`` nodes of ``per_node`` devices, rings laid out node by node.
@@ -775,6 +786,7 @@ def multiring_allreduce_time(nbytes, nodes, per_node, alpha_intra, beta_intra, a
     return scalar_or_array(total, *inputs)
 
 
+@public
 def hierarchical_allreduce_time(nbytes, nodes, per_node, alpha_intra, beta_intra, alpha_inter, beta_inter,
                                 gamma=0.0, nics=None):
     r"""All-reduce over ``nodes`` nodes of ``per_node`` devices, in three ring phases, one after another.
@@ -858,6 +870,7 @@ def hierarchical_allreduce_time(nbytes, nodes, per_node, alpha_intra, beta_intra
     return scalar_or_array(total, *inputs)
 
 
+@public
 def bus_bandwidth_factor(collective, p):
     r"""The NCCL tests' factor from algorithm bandwidth to bus bandwidth.
 
@@ -913,6 +926,7 @@ def bus_bandwidth_factor(collective, p):
     return scalar_or_array(factor, pp)
 
 
+@public
 def algorithm_bandwidth(nbytes, seconds):
     """The NCCL tests' algorithm bandwidth: bytes of the buffer divided by the time, ``n / t``.
 
@@ -939,6 +953,7 @@ def algorithm_bandwidth(nbytes, seconds):
     return scalar_or_array(nb / tb, n, t)
 
 
+@public
 def bus_bandwidth(collective, nbytes, seconds, p):
     """The NCCL tests' bus bandwidth: ``algorithm_bandwidth(n, t) * bus_bandwidth_factor(collective, p)``.
 

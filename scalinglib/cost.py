@@ -61,6 +61,7 @@ from ._validate import (
     check_positive,
     check_scalar,
     check_whole,
+    public,
     scalar_or_array,
     single,
     single_whole,
@@ -96,6 +97,7 @@ def _is_zero(value) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool) and value == 0
 
 
+@public
 def flops_per_token(n_params, n_layers=0, n_heads=0, head_dim=0, seq_len=0):
     r"""Training FLOPs per token of a dense transformer: :math:`6N + 12\,\ell\,a\,d_h L`.
 
@@ -150,6 +152,7 @@ def flops_per_token(n_params, n_layers=0, n_heads=0, head_dim=0, seq_len=0):
     return scalar_or_array(6.0 * nb + 12.0 * lb * hb * qb * tb, n, *parts)
 
 
+@public
 def mfu(tokens_per_second, flops_per_token, n_devices, peak_flops_per_device):
     r"""Model FLOPs utilization: model FLOPs done per second over the peak of the devices.
 
@@ -186,6 +189,7 @@ def mfu(tokens_per_second, flops_per_token, n_devices, peak_flops_per_device):
     return scalar_or_array(rb * cb / (nb * pb), r, c, n, p)
 
 
+@public
 def training_time(tokens, n_params, n_devices, flops_per_device, recompute=True):
     r"""Seconds to train on a number of tokens: :math:`8 N D_\text{tok}/(KX)`, or :math:`6 N D_\text{tok}/(KX)`.
 
@@ -235,6 +239,7 @@ def training_time(tokens, n_params, n_devices, flops_per_device, recompute=True)
     return scalar_or_array(factor * tb * nb / (kb * xb), t, n, k, x)
 
 
+@public
 def cost_per_million_tokens(price_per_device_hour, tokens_per_second_per_device, utilization=1.0):
     r"""Dollars (or any currency) per million tokens from an hourly price, a throughput and a utilization.
 
@@ -271,6 +276,7 @@ def cost_per_million_tokens(price_per_device_hour, tokens_per_second_per_device,
     return scalar_or_array(1e6 * pb / (SECONDS_PER_HOUR * rb * ub), p, r, u)
 
 
+@public
 def duty_cycle_cost_factor(duty_cycle):
     r"""How many times the benchmark cost per result a device costs when busy only part of the time: 1/U.
 
@@ -293,6 +299,7 @@ def duty_cycle_cost_factor(duty_cycle):
     return scalar_or_array(1.0 / u, u)
 
 
+@public
 def break_even_utilization(price_per_device_hour, tokens_per_second_per_device, api_price_per_million_tokens):
     r"""The utilization above which a self-hosted device is cheaper per token than an API.
 
@@ -329,6 +336,7 @@ def break_even_utilization(price_per_device_hour, tokens_per_second_per_device, 
     return scalar_or_array(1e6 * pb / (SECONDS_PER_HOUR * rb * ab), p, r, a)
 
 
+@public
 def devices_for_demand(demand_tokens_per_second, tokens_per_second_per_device, target_utilization=1.0):
     r"""Devices needed to serve a demand while running each at a target utilization.
 
@@ -380,6 +388,7 @@ def devices_for_demand(demand_tokens_per_second, tokens_per_second_per_device, t
     return count
 
 
+@public(allow_nan=True)   # NaN: the batch does not fit in memory
 def device_decode_rate(batch, n_params, context_tokens, device="A100 SXM 80GB", precision="bf16",
                        bytes_per_value=2.0, aspect_ratio=128.0):
     r"""Tokens/s of one device generating text for a batch of sequences, in a roofline estimate.
@@ -456,6 +465,7 @@ def _cache_bytes_per_sequence(n_params, context_tokens, bytes_per_value, aspect_
     return 2.0 * (h / aspect_ratio) * h * context_tokens * bytes_per_value
 
 
+@public
 def max_decode_batch(n_params, context_tokens, device="A100 SXM 80GB", bytes_per_value=2.0, aspect_ratio=128.0):
     r"""The most sequences whose caches fit in a device's memory beside the weights.
 
@@ -500,6 +510,7 @@ def max_decode_batch(n_params, context_tokens, device="A100 SXM 80GB", bytes_per
     return int(free // _cache_bytes_per_sequence(n, t, beta, a))
 
 
+@public(allow_nan=("batch_tokens", "efficiency", "cost_factor", "time_factor"))   # NaN: does not fit
 def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=False, **layout_kwargs):
     r"""GPU-time and wall time to reach a target loss as a cluster grows: the critical-batch wall in money.
 
@@ -595,6 +606,7 @@ class TrainingCost(NamedTuple):
                 f"${self.dollars:,.0f}, ${self.dollars_per_million_tokens:,.2f} per million tokens")
 
 
+@public
 def training_cost(n_params, tokens, n_devices, price_per_device_hour, *, device="H100 SXM 80GB", mfu=0.4,
                   utilization=1.0, precision="bf16"):
     r"""Days and dollars to train a model: the chapter's capstone calculator.

@@ -58,7 +58,7 @@ from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
 
-from ._validate import check_choice
+from ._validate import check_choice, public
 
 __all__ = [
     "PRECISIONS",
@@ -734,6 +734,7 @@ _ALIASES = {
 _LOOKUP = {**{_key(name): name for name in CATALOG}, **_ALIASES}
 
 
+@public
 def get_accelerator(name: str | Accelerator) -> Accelerator:
     """Look up an accelerator of :data:`CATALOG` by name.
 
@@ -780,6 +781,7 @@ def get_accelerator(name: str | Accelerator) -> Accelerator:
     return CATALOG[found]
 
 
+@public
 def accelerator_table(precision: str = "bf16", names=None) -> list[dict]:
     """One row per accelerator, for printing or plotting, at one precision.
 

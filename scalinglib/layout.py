@@ -49,6 +49,7 @@ from ._validate import (
     check_nonnegative,
     check_positive,
     check_whole,
+    public,
     scalar_or_array,
     single,
     single_whole,
@@ -75,6 +76,7 @@ A100_ACHIEVED_FLOPS = 150e12
 A100_NVLINK_BANDWIDTH = 300e9
 
 
+@public
 def scaling_efficiency(comm_fraction):
     r"""Scaling efficiency from the communication fraction: the speedup got over the speedup paid for.
 
@@ -102,6 +104,7 @@ def scaling_efficiency(comm_fraction):
     return scalar_or_array(1.0 / (1.0 + cf), cf)
 
 
+@public
 def pipeline_bubble_fraction(stages, microbatches):
     r"""Idle time of a synchronous pipeline relative to its useful time.
 
@@ -137,6 +140,7 @@ def pipeline_bubble_fraction(stages, microbatches):
     return scalar_or_array((pb - 1.0) / mb, p, m)
 
 
+@public
 def tensor_parallel_comm_fraction(tp, hidden, achieved_flops=A100_ACHIEVED_FLOPS, link_bandwidth=A100_NVLINK_BANDWIDTH):
     r"""Tensor-parallel communication time as a fraction of layer compute time.
 
@@ -174,6 +178,7 @@ def tensor_parallel_comm_fraction(tp, hidden, achieved_flops=A100_ACHIEVED_FLOPS
     return scalar_or_array(2.0 / 9.0 * (tb - 1.0) * xb / (bwb * hb), t, h, x, bw)
 
 
+@public
 def hidden_size_for(n_params, aspect_ratio=128.0):
     r"""Hidden size of a GPT-style model of a given size, for a fixed width-to-depth ratio.
 
@@ -229,10 +234,15 @@ class Layout(NamedTuple):
     batch_over_limit: bool
 
 
+#: Fields of a :class:`Layout` that are NaN when the model cannot be laid out (``fits`` False).
+_UNFIT_FIELDS = ("batch_tokens", "tp_fraction", "bubble_fraction", "efficiency")
+
+
 def _next_power_of_two(x: int) -> int:
     return 1 << max(0, int(np.ceil(np.log2(max(x, 1)))))
 
 
+@public(allow_nan=_UNFIT_FIELDS)
 def parallel_layout(
     n_gpus,
     n_params,
@@ -388,6 +398,7 @@ def parallel_layout(
     return Layout(g, True, dp, tp, pp, m, cap, float(dp * mb * m * s), tp_frac, bubble, eff, layers, mp_fit, over)
 
 
+@public(allow_nan=_UNFIT_FIELDS)
 def layout_sweep(n_gpus, n_params, global_batch_tokens, critical_batch_tokens, **kwargs):
     """Run :func:`parallel_layout` over a list of cluster sizes; return each field as an array.
 

@@ -29,7 +29,7 @@ import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor
 
-from ._validate import check_positive, check_whole, single, single_whole
+from ._validate import check_positive, check_whole, public, single, single_whole
 
 __all__ = ["spin", "usable_cores", "calibrate", "default_worker_counts", "time_tasks", "scaling_run"]
 
@@ -146,6 +146,7 @@ def _pool(max_workers: int, start_method: str | None):
         return ProcessPoolExecutor(max_workers=max_workers, mp_context=context)
 
 
+@public
 def scaling_run(worker_counts=None, unit_seconds: float = 0.1, repeats: int = 4, start_method=None) -> dict:
     """Time the kernel for strong and weak scaling on this machine.
 

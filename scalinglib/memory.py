@@ -26,6 +26,7 @@ from ._validate import (
     check_nonnegative,
     check_positive,
     check_whole,
+    public,
     scalar_or_array,
 )
 
@@ -54,6 +55,7 @@ def _bytes_per_param(value):
     return check_positive("bytes_per_param", value)
 
 
+@public
 def model_bytes(n_params, bytes_per_param="train_mixed_adam"):
     r"""Bytes a model occupies: parameters times bytes per parameter.
 
@@ -82,6 +84,7 @@ def model_bytes(n_params, bytes_per_param="train_mixed_adam"):
     return scalar_or_array(nb * bb, n, bpp)
 
 
+@public
 def kv_cache_bytes(tokens, n_layers, n_kv_heads, head_dim, bytes_per_value=2.0):
     r"""Bytes of the key-value cache that a transformer keeps for ``tokens`` tokens.
 
@@ -126,6 +129,7 @@ def kv_cache_bytes(tokens, n_layers, n_kv_heads, head_dim, bytes_per_value=2.0):
     return scalar_or_array(2.0 * lb * hb * db * bb * tb, t, layers, heads, dim, b)
 
 
+@public
 def devices_to_hold(n_params, bytes_per_param, device_memory_bytes, usable_fraction=0.9, extra_bytes=0.0):
     r"""The smallest number of devices whose memory holds the model's state.
 

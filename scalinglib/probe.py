@@ -51,7 +51,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import as_float_array, check_positive, check_whole, single, single_whole
+from ._validate import as_float_array, check_positive, check_whole, public, single, single_whole
 
 __all__ = [
     "Timings",
@@ -193,6 +193,7 @@ def _growing_line(x, t, name, what):
     return a, b
 
 
+@public
 def fit_rate(amount, seconds):
     r"""Fit ``t = t0 + amount / rate`` to timings and return the overhead and the rate.
 
@@ -239,6 +240,7 @@ def fit_rate(amount, seconds):
     return RateFit(a, 1.0 / b)
 
 
+@public
 def fit_alpha_beta(nbytes, seconds):
     r"""Fit the alpha-beta model ``t = alpha + n beta`` to one-way message times.
 
@@ -281,6 +283,7 @@ def fit_alpha_beta(nbytes, seconds):
     return AlphaBeta(a, b)
 
 
+@public
 def best_rate(amount, seconds) -> float:
     """The highest rate among the timings, ``max(amount / seconds)``: the measured peak.
 

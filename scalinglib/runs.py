@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from ._validate import check_broadcast, check_flag, check_whole, scalar_or_array
+from ._validate import check_broadcast, check_flag, check_whole, public, scalar_or_array
 from .cost import flops_per_token, mfu
 from .hardware import get_accelerator
 
@@ -318,6 +318,7 @@ MEGATRON_TRAINING_TIMES: tuple[dict, ...] = (
 )
 
 
+@public
 def megatron_param_count(layers, hidden, vocab_size=MEGATRON_VOCAB, seq_len=MEGATRON_SEQ_LEN):
     r"""Parameters of a GPT model as Megatron-LM counts them (its equation 2).
 
@@ -352,6 +353,7 @@ def megatron_param_count(layers, hidden, vocab_size=MEGATRON_VOCAB, seq_len=MEGA
     return scalar_or_array(count, lay, h, v, s)
 
 
+@public
 def megatron_flops_per_token(layers, hidden, vocab_size=MEGATRON_VOCAB, seq_len=MEGATRON_SEQ_LEN,
                              recompute=True):
     r"""FLOPs per token of Megatron-LM's count (its equation 3 divided by the B s tokens of an iteration).
@@ -392,6 +394,7 @@ def megatron_flops_per_token(layers, hidden, vocab_size=MEGATRON_VOCAB, seq_len=
     return scalar_or_array(value, lay, h, v, s)
 
 
+@public
 def mfu_table(runs=MFU_RUNS) -> list[dict]:
     """One row per published run: what the paper printed and what the library recomputes.
 

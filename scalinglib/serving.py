@@ -43,6 +43,7 @@ from ._validate import (
     check_fraction,
     check_nonnegative,
     check_whole,
+    public,
     scalar_or_array,
 )
 from .hardware import Accelerator, get_accelerator
@@ -120,6 +121,7 @@ DECODERS: Mapping[str, DecoderShape] = MappingProxyType({
 })
 
 
+@public
 def get_decoder(name) -> DecoderShape:
     """Look up a :class:`DecoderShape` of :data:`DECODERS` (a shape is returned unchanged).
 
@@ -142,6 +144,7 @@ def get_decoder(name) -> DecoderShape:
     raise ValueError(f"model must be one of {', '.join(map(repr, DECODERS))}; got {name!r}")
 
 
+@public(allow_inf=("ridge_batch",))
 def decode_profile(batch, model="Llama-3-8B", device="A100 SXM 80GB", context=2048, *, precision="bf16",
                    bytes_per_param=2.0, bytes_per_value=2.0, usable_fraction=0.9):
     r"""The decode model of this module for one model on one device, over a range of batch sizes.

@@ -23,12 +23,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import check_broadcast, check_nonnegative, check_whole, scalar_or_array
+from ._validate import check_broadcast, check_nonnegative, check_whole, public, scalar_or_array
 from .laws import _speedup_data
 
 __all__ = ["usl_speedup", "USLFit", "fit_usl", "usl_peak_workers"]
 
 
+@public
 def usl_speedup(k, alpha, beta):
     r"""Speedup on K workers under the Universal Scalability Law.
 
@@ -77,6 +78,7 @@ class USLFit(NamedTuple):
     beta: float
 
 
+@public
 def fit_usl(k, measured_speedup):
     r"""Fit the Universal Scalability Law to measured speedups.
 
@@ -139,6 +141,7 @@ def fit_usl(k, measured_speedup):
     return USLFit(coef, 0.0) if which == "alpha" else USLFit(0.0, coef)
 
 
+@public(allow_inf=True)
 def usl_peak_workers(alpha, beta):
     r"""The worker count at which the USL speedup peaks.
 

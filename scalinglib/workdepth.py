@@ -41,6 +41,7 @@ from ._validate import (
     check_nonnegative,
     check_positive,
     check_whole,
+    public,
     scalar_or_array,
     single,
     single_whole,
@@ -106,6 +107,7 @@ def _check_dag(dag) -> None:
 # work, depth, parallelism
 
 
+@public
 def work(dag) -> float:
     r"""Total cost of every operation: the time on one processor.
 
@@ -142,6 +144,7 @@ def _source_weighted(dag):
     return weighted, start
 
 
+@public(checked=False)
 def critical_path(dag) -> list:
     """The operations on a costliest chain of dependencies, first to last.
 
@@ -165,6 +168,7 @@ def critical_path(dag) -> list:
     return [v for v in path if v is not start]
 
 
+@public
 def depth(dag) -> float:
     r"""Depth (span): the total cost of the costliest chain of dependent operations.
 
@@ -190,6 +194,7 @@ def depth(dag) -> float:
     return float(nx.dag_longest_path_length(weighted, weight="weight"))
 
 
+@public
 def parallelism(dag) -> float:
     r"""Work divided by depth: the largest speedup any number of processors can reach.
 
@@ -203,6 +208,7 @@ def parallelism(dag) -> float:
     return work(dag) / depth(dag)
 
 
+@public
 def brent_bounds(work, depth, p):
     r"""Brent's bounds on the time of a computation on p processors.
 
@@ -323,6 +329,7 @@ def _bottom_levels(dag, order) -> dict:
 PRIORITIES = ("critical-path", "fifo")
 
 
+@public
 def greedy_schedule(dag, p, *, priority="critical-path", pinned=False) -> Schedule:
     """Schedule a DAG on p identical processors with a greedy list scheduler.
 
@@ -449,6 +456,7 @@ def greedy_schedule(dag, p, *, priority="critical-path", pinned=False) -> Schedu
 # running an arithmetic DAG on numbers
 
 
+@public(signed=True)
 def evaluate(dag, values) -> list[float]:
     """Run an arithmetic DAG from the builders on numbers and return its outputs in order.
 
@@ -518,6 +526,7 @@ def _op(dag, node, op, sources, cost, level, x):
     dag.add_edges_from((s, node) for s in sources if not isinstance(s, Input))
 
 
+@public
 def sequential_sum_dag(n, cost=1.0):
     """Summing n numbers with a loop: n - 1 additions, each waiting for the one before.
 
@@ -547,6 +556,7 @@ def sequential_sum_dag(n, cost=1.0):
     return dag
 
 
+@public
 def reduction_tree_dag(n, cost=1.0):
     r"""Summing n numbers in a balanced binary tree: pairs, then pairs of pairs, ...
 
@@ -585,6 +595,7 @@ def reduction_tree_dag(n, cost=1.0):
     return dag
 
 
+@public
 def hillis_steele_scan_dag(n, cost=1.0):
     r"""Inclusive prefix sums by doubling (Hillis and Steele): short but wasteful.
 
@@ -628,6 +639,7 @@ def hillis_steele_scan_dag(n, cost=1.0):
     return dag
 
 
+@public
 def blelloch_scan_dag(n, cost=1.0, inclusive=False):
     r"""Exclusive prefix sums, work-efficiently (Blelloch): an up-sweep and a down-sweep of a tree.
 
@@ -706,6 +718,7 @@ def blelloch_scan_dag(n, cost=1.0, inclusive=False):
     return dag
 
 
+@public
 def matmul_work(n):
     r"""Operations in the product of two n x n matrices: n^3 multiplications and n^2 (n - 1) additions.
 
@@ -720,6 +733,7 @@ def matmul_work(n):
     return 2 * n**3 - n**2
 
 
+@public
 def matmul_depth(n):
     r"""Depth of the n x n matrix product: one multiplication, then a tree sum of n products.
 
@@ -734,6 +748,7 @@ def matmul_depth(n):
     return 1 + (n - 1).bit_length()
 
 
+@public
 def matmul_dag(n, cost=1.0):
     """The product C = A B of two n x n matrices as a DAG: every product in parallel, then a tree sum per entry.
 
@@ -782,6 +797,7 @@ def matmul_dag(n, cost=1.0):
     return dag
 
 
+@public
 def layer_stack_dag(layers, width, piece_cost=1.0, combine_cost=1.0):
     r"""A stack of layers, each a fan of ``width`` independent pieces followed by one combining step.
 
@@ -832,6 +848,7 @@ def layer_stack_dag(layers, width, piece_cost=1.0, combine_cost=1.0):
     return dag
 
 
+@public
 def pipeline_dag(stages, microbatches, forward=1.0, backward=2.0):
     r"""A pipeline-parallel training step (GPipe schedule) as a DAG.
 
