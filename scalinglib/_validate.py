@@ -25,6 +25,7 @@ the message.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import inspect
@@ -57,6 +58,7 @@ __all__ = [
     "as_count",
     "public",
     "checked_record",
+    "renamed",
     "MAX_COUNT",
 ]
 
@@ -389,6 +391,20 @@ def check_same_length(**arrays) -> None:
                          + " and ".join(f"{sizes[k]} ({k})" for k in names))
 
 
+@contextlib.contextmanager
+def renamed(**names):
+    """Make an inner function's refusal name the caller's parameter: ``renamed(name="device")`` turns
+    ``name must be one of ...`` raised inside the block into ``device must be one of ...``."""
+    try:
+        yield
+    except (ValueError, TypeError) as exc:
+        text = str(exc)
+        for inner, outer in names.items():
+            if text.startswith(inner + " "):
+                raise type(exc)(outer + text[len(inner):]) from None
+        raise
+
+
 def scalar_or_array(result, *inputs):
     """A Python float for a one-number result, else the array (a 0-d array also becomes a float)."""
     if type(result) is _NDARRAY and result.ndim:
@@ -579,7 +595,12 @@ def public(func=None, *, signed: bool = False, allow_inf=(), allow_nan=(), check
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         with errstate(all="ignore"):
-            out = func(*args, **kwargs)
+            try:
+                out = func(*args, **kwargs)
+            except (ZeroDivisionError, OverflowError) as exc:   # Python float arithmetic out of range
+                raise ValueError(f"{func.__name__} has no sensible result for {_arguments(func, args, kwargs)}: "
+                                 f"the arithmetic overflows ({exc}); these inputs are beyond the range the model "
+                                 "can represent") from None
             if type(out) is float:
                 if 0.0 <= out < _INF or (signed and -_INF < out < _INF):
                     return out

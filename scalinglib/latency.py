@@ -845,6 +845,9 @@ def simulate_replicas(utilization, policy="none", n_servers=10, n_requests=50_00
         q = single(check_fraction, "hedge_quantile", hedge_quantile, open_low=True, open_high=True)
     rng = _rng(seed)
     arrivals = np.cumsum(rng.exponential(mean / (servers * u), n))
+    if not np.isfinite(arrivals[-1]):
+        raise ValueError(f"utilization {u:g} and service_time {mean:g} s put the arrivals beyond what a float "
+                         "holds (the run would last longer than 1e308 s)")
     primary = rng.integers(0, servers, n)
     second = (primary + rng.integers(1, servers, n)) % servers      # another server, uniformly
     work = rng.exponential(mean, (n, 2))

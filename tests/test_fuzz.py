@@ -77,9 +77,26 @@ EDGE = [
 #: Results that may be +inf by design: function name -> keys or attributes of the result (None: the whole result).
 MAY_BE_INFINITE = {
     "amdahl_ceiling": {None},           # 1/f at f = 0
+    "usl_peak_workers": {None},         # no coherency term: no peak
     "decode_profile": {"ridge_batch"},  # compute never overtakes memory
     "simulate_replicas": {"delay"},     # no second copy is ever sent
     "ReplicaRun": {"delay"},
+}
+
+#: Results that may be NaN by design: function name -> keys or attributes (None: the whole result).
+MAY_BE_NAN = {
+    "device_decode_rate": {None},      # the batch does not fit in memory
+    "parallel_layout": {"batch_tokens", "tp_fraction", "bubble_fraction", "efficiency"},   # does not fit
+    "layout_sweep": {"batch_tokens", "tp_fraction", "bubble_fraction", "efficiency", "throughput"},
+    "Layout": {"batch_tokens", "tp_fraction", "bubble_fraction", "efficiency"},
+    "critical_batch_cost": {"batch_tokens", "efficiency", "cost_factor", "time_factor"},
+}
+
+#: Parts of a result that are labels, not quantities (a DAG's node names may be any numbers).
+NOT_QUANTITIES = {
+    "Task": {"node"},
+    "critical_path": {None},
+    "evaluate": {None},
 }
 
 #: Functions whose result may be negative: everything else returns times, counts, costs, rates or shares.
@@ -121,7 +138,7 @@ BASE = {
     "simulate_hedged_requests": ((), dict(n_requests=500)),
     "simulate_replicas": ((0.8, "hedged"), dict(n_servers=4, n_requests=300)),
     "simulate_slowest_step": ((8, 1.0, 0.05), dict(n_steps=50)),
-    "scaling_run": ((), dict(worker_counts=[1], repeats=1, total_items=2_000)),
+    "scaling_run": ((), dict(worker_counts=[1, 2], repeats=1, unit_seconds=0.01)),
     "plot_roofline": ((_axes, 1e14, 2e12), dict(kernels={"x": 10.0})),
     "plot_device_roofline": ((_axes, "A100"), dict(kernels={"x": 10.0})),
     "log2_axis": ((_axes,), {}),
@@ -252,6 +269,10 @@ def _bad_numbers(value, path, found, depth=0):
         return
     if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
         return
+    if isinstance(value, numbers.Integral):
+        if value < 0:
+            found.append((path, value))
+        return
     if isinstance(value, numbers.Real):
         v = float(value)
         if not math.isfinite(v) or v < 0:
@@ -295,9 +316,13 @@ def _properties(value, found, depth):
 
 
 def _allowed(name, path, v):
+    if path in NOT_QUANTITIES.get(name, ()):
+        return True
     if v == INF and path in MAY_BE_INFINITE.get(name, ()):
         return True
-    if math.isfinite(v) and v < 0 and name in MAY_BE_NEGATIVE:
+    if v != v and path in MAY_BE_NAN.get(name, ()):
+        return True
+    if (isinstance(v, int) or math.isfinite(v)) and v < 0 and name in MAY_BE_NEGATIVE:
         return True
     return False
 
