@@ -623,8 +623,8 @@ def public(func=None, *, signed: bool = False, allow_inf=(), allow_nan=(), check
 def checked_record(check):
     """Class decorator for a ``NamedTuple``: ``check(record)`` runs whenever one is made by calling the class.
 
-    ``check`` raises a ValueError or TypeError naming the field. ``_make`` and ``_replace`` (used
-    by the library on values it has already checked) skip it.
+    ``check`` raises a ValueError or TypeError naming the field; it may return the field values
+    to store instead (plain floats for numpy scalars, say). ``_make`` and ``_replace`` skip it.
     """
     def decorate(cls):
         base_new = cls.__new__
@@ -632,8 +632,8 @@ def checked_record(check):
         @functools.wraps(base_new)
         def __new__(klass, *args, **kwargs):
             record = base_new(klass, *args, **kwargs)
-            check(record)
-            return record
+            values = check(record)
+            return record if values is None else base_new(klass, *values)
 
         cls.__new__ = __new__
         return cls

@@ -61,6 +61,7 @@ from ._validate import (
     check_positive,
     check_scalar,
     check_whole,
+    checked_record,
     public,
     scalar_or_array,
     single,
@@ -590,8 +591,14 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
     }
 
 
+def _check_training_cost(run) -> None:
+    for name in run._fields:
+        single(check_positive, name, getattr(run, name))
+
+
+@checked_record(_check_training_cost)
 class TrainingCost(NamedTuple):
-    """Time and money of one training run (:func:`training_cost`)."""
+    """Time and money of one training run (:func:`training_cost`); every field finite and > 0."""
 
     flops: float  #: model FLOPs of the whole run
     compute_days: float  #: days of running at the given MFU, on all devices

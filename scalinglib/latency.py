@@ -54,6 +54,7 @@ from ._validate import (
     check_positive,
     check_size,
     check_whole,
+    checked_record,
     public,
     scalar_or_array,
     single,
@@ -325,8 +326,26 @@ def mm1_response_percentile(q, arrival_rate, service_rate):
     return scalar_or_array(-np.log1p(-qb) / (mb - lb), qq, lam, mu)
 
 
+def _times(name, value) -> np.ndarray:
+    """A one-dimensional array of finite times >= 0."""
+    if not isinstance(value, np.ndarray):
+        raise TypeError(f"{name} must be a numpy array of times; got {type(value).__name__}")
+    if value.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional; got shape {value.shape}")
+    return check_nonnegative(name, value)
+
+
+def _check_queue_run(run) -> None:
+    for name in run._fields:
+        _times(name, getattr(run, name))
+    if not run.arrivals.shape == run.departures.shape == run.response.shape:
+        raise ValueError("arrivals, departures and response must have the same length; got "
+                         f"{run.arrivals.size}, {run.departures.size} and {run.response.size}")
+
+
+@checked_record(_check_queue_run)
 class QueueRun(NamedTuple):
-    """One simulated run of a first-come, first-served queue (seconds)."""
+    """One simulated run of a first-come, first-served queue (seconds, finite and >= 0)."""
 
     arrivals: np.ndarray  #: arrival time of each request, increasing
     departures: np.ndarray  #: departure time of each request (increasing too: first come, first served)
@@ -499,6 +518,15 @@ def sample_server_latency(n, seed=0, *, median=0.010, sigma=0.3, p_slow=0.02, sl
     return fast + np.where(hiccup, rng.exponential(tail, count), 0.0)
 
 
+def _check_hedge_result(run) -> None:
+    baseline, hedged = _times("baseline", run.baseline), _times("hedged", run.hedged)
+    if baseline.shape != hedged.shape:
+        raise ValueError(f"baseline and hedged must have the same length; got {baseline.size} and {hedged.size}")
+    single(check_nonnegative, "delay", run.delay)
+    single(check_fraction, "extra_load", run.extra_load)
+
+
+@checked_record(_check_hedge_result)
 class HedgeResult(NamedTuple):
     """Outcome of :func:`simulate_hedged_requests` (seconds, and a fraction)."""
 
@@ -595,6 +623,18 @@ MAX_REPLICA_SERVERS = 10_000
 DRIFT_LIMIT = 1.5
 
 
+def _check_replica_run(run) -> None:
+    _times("response", run.response)
+    check_choice("policy", run.policy, _POLICIES)
+    single(check_fraction, "utilization", run.utilization, open_low=True, open_high=True)
+    if not (isinstance(run.delay, float) and run.delay == float("inf")):   # inf: no second copy is sent
+        single(check_nonnegative, "delay", run.delay)
+    for name in ("copies", "extra_work", "busy", "drift"):
+        single(check_nonnegative, name, getattr(run, name))
+    check_flag("steady", run.steady)
+
+
+@checked_record(_check_replica_run)
 class ReplicaRun(NamedTuple):
     """Outcome of :func:`simulate_replicas` (seconds, and fractions)."""
 

@@ -45,10 +45,12 @@ import numpy as np
 
 from ._validate import (
     check_broadcast,
+    check_flag,
     check_fraction,
     check_nonnegative,
     check_positive,
     check_whole,
+    checked_record,
     public,
     scalar_or_array,
     single,
@@ -211,8 +213,30 @@ def hidden_size_for(n_params, aspect_ratio=128.0):
     return scalar_or_array(np.cbrt(ab * nb / 12.0), n, a)
 
 
+def _check_layout(lay) -> None:
+    single_whole("n_gpus", lay.n_gpus)
+    fits = check_flag("fits", lay.fits)
+    for name in ("dp", "tp", "pp", "dp_cap"):
+        single_whole(name, getattr(lay, name), minimum=1 if fits and name != "dp_cap" else 0)
+    for name in ("microbatches", "layers", "min_gpus"):
+        single_whole(name, getattr(lay, name))
+    check_flag("batch_over_limit", lay.batch_over_limit)
+    for name, check, options in (("batch_tokens", check_positive, {}), ("tp_fraction", check_nonnegative, {}),
+                                 ("bubble_fraction", check_nonnegative, {}),
+                                 ("efficiency", check_fraction, {"open_low": True})):
+        value = getattr(lay, name)
+        if not fits and isinstance(value, float) and value != value:     # NaN: no layout
+            continue
+        single(check, name, value, **options)
+
+
+@checked_record(_check_layout)
 class Layout(NamedTuple):
-    """One cluster split into data, tensor and pipeline parallelism, and what it costs."""
+    """One cluster split into data, tensor and pipeline parallelism, and what it costs.
+
+    Its fields are checked when it is made: counts are whole numbers, the batch, fractions and
+    efficiency finite (NaN only when ``fits`` is False).
+    """
 
     n_gpus: int
     #: False when the model cannot be laid out on this cluster: too few GPUs to hold it
@@ -371,6 +395,11 @@ def parallel_layout(
         raise ValueError(f"gpus_per_node must be a power of two (1, 2, 4, 8, ...) so that tensor parallelism "
                          f"divides the cluster exactly; got {node}")
     single(check_fraction, "usable_fraction", usable_fraction, open_low=True)
+    if not isinstance(bytes_per_param, str):       # a preset name is checked by devices_to_hold
+        single(check_positive, "bytes_per_param", bytes_per_param)
+    single(check_positive, "device_memory_bytes", device_memory_bytes)
+    single(check_positive, "achieved_flops", achieved_flops)
+    single(check_positive, "link_bandwidth", link_bandwidth)
 
     hidden = float(hidden_size_for(n))
     if n_layers is None:

@@ -51,7 +51,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import as_float_array, check_positive, check_whole, public, single, single_whole
+from ._validate import (
+    as_float_array,
+    check_nonnegative,
+    check_positive,
+    check_whole,
+    checked_record,
+    public,
+    single,
+    single_whole,
+)
 
 __all__ = [
     "Timings",
@@ -82,8 +91,13 @@ class Timings(NamedTuple):
     seconds: np.ndarray  #: best seconds per call, per size
 
 
+def _check_rate_fit(fit) -> tuple[float, float]:
+    return single(check_nonnegative, "overhead", fit.overhead), single(check_positive, "rate", fit.rate)
+
+
+@checked_record(_check_rate_fit)
 class RateFit(NamedTuple):
-    """``t = overhead + amount / rate``."""
+    """``t = overhead + amount / rate`` (overhead finite and >= 0, rate finite and > 0)."""
 
     overhead: float  #: seconds per call that do not depend on the amount
     rate: float  #: amount per second (bytes/s or FLOP/s)
@@ -103,8 +117,18 @@ class RateSpread(NamedTuple):
         return 1.0 - self.worst / self.best
 
 
+def _check_alpha_beta(fit) -> tuple[float, float]:
+    alpha = single(check_nonnegative, "alpha", fit.alpha)
+    beta = single(check_positive, "beta", fit.beta)     # beta = 0 would be an infinitely fast link
+    if beta < 1e-300 or alpha / beta > 1e300:
+        raise ValueError(f"beta must be large enough that the bandwidth 1/beta and the half-performance size "
+                         f"alpha/beta stay finite; got alpha {alpha:g}, beta {beta:g}")
+    return alpha, beta
+
+
+@checked_record(_check_alpha_beta)
 class AlphaBeta(NamedTuple):
-    """``t = alpha + n beta`` for one message of n bytes."""
+    """``t = alpha + n beta`` for one message of n bytes (alpha finite and >= 0, beta finite and > 0)."""
 
     alpha: float  #: seconds per message
     beta: float  #: seconds per byte

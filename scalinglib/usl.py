@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import check_broadcast, check_nonnegative, check_whole, public, scalar_or_array
+from ._validate import check_broadcast, check_nonnegative, check_whole, checked_record, public, scalar_or_array, single
 from .laws import _speedup_data
 
 __all__ = ["usl_speedup", "USLFit", "fit_usl", "usl_peak_workers"]
@@ -71,8 +71,16 @@ def usl_speedup(k, alpha, beta):
     return scalar_or_array(kb / (1.0 + ab * (kb - 1.0) + bb * kb * (kb - 1.0)), k_arr, a_arr, b_arr)
 
 
+def _check_usl_fit(fit) -> tuple[float, float]:
+    return single(check_nonnegative, "alpha", fit.alpha), single(check_nonnegative, "beta", fit.beta)
+
+
+@checked_record(_check_usl_fit)
 class USLFit(NamedTuple):
-    """Coefficients fitted by :func:`fit_usl`; unpacks as ``alpha, beta = fit_usl(...)``."""
+    """Coefficients fitted by :func:`fit_usl`; unpacks as ``alpha, beta = fit_usl(...)``.
+
+    Both are finite numbers >= 0 (checked when the record is made).
+    """
 
     alpha: float
     beta: float
