@@ -31,6 +31,7 @@ import functools
 import inspect
 import math
 import numbers
+import re
 from typing import Any
 
 import numpy as np
@@ -566,6 +567,23 @@ def _problem(value, signed: bool, allow_inf, allow_nan, path=None, depth: int = 
     return None
 
 
+class ResultError(ValueError):
+    """A public function's inputs are each in range, but together give no representable result."""
+
+    def __init__(self, message: str, reason: str):
+        super().__init__(message)
+        self.reason = reason
+
+
+def _no_result(func, args, kwargs, reason: str) -> ResultError:
+    return ResultError(f"{func.__name__} has no sensible result for {_arguments(func, args, kwargs)}: {reason}; "
+                       "these inputs are beyond the range the model can represent", reason)
+
+
+def _names_a_parameter(message: str, names) -> bool:
+    return any(re.search(rf"(?<![\w.]){re.escape(n)}(?!\w)", message) for n in names)
+
+
 def _arguments(func, args, kwargs) -> str:
     try:
         bound = inspect.signature(func).bind(*args, **kwargs)
@@ -591,16 +609,21 @@ def public(func=None, *, signed: bool = False, allow_inf=(), allow_nan=(), check
     inf_ok = allow_inf if allow_inf is True else frozenset(allow_inf)
     nan_ok = allow_nan if allow_nan is True else frozenset(allow_nan)
     errstate = np.errstate
+    names = tuple(inspect.signature(func).parameters)
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         with errstate(all="ignore"):
             try:
                 out = func(*args, **kwargs)
+            except ResultError as exc:                # a nested public function: name this one's arguments
+                raise _no_result(func, args, kwargs, exc.reason) from None
             except (ZeroDivisionError, OverflowError) as exc:   # Python float arithmetic out of range
-                raise ValueError(f"{func.__name__} has no sensible result for {_arguments(func, args, kwargs)}: "
-                                 f"the arithmetic overflows ({exc}); these inputs are beyond the range the model "
-                                 "can represent") from None
+                raise _no_result(func, args, kwargs, f"the arithmetic overflows ({exc})") from None
+            except ValueError as exc:                 # an inner check that names none of this function's
+                if _names_a_parameter(str(exc), names):   # parameters: the inputs together are out of range
+                    raise
+                raise _no_result(func, args, kwargs, str(exc)) from None
             if type(out) is float:
                 if 0.0 <= out < _INF or (signed and -_INF < out < _INF):
                     return out
@@ -612,9 +635,7 @@ def public(func=None, *, signed: bool = False, allow_inf=(), allow_nan=(), check
         where, value = found
         field = "" if where is None else f" (its {where!r})"
         kind = "negative" if (isinstance(value, (int, float)) and -_INF < value < 0) else "not finite"
-        raise ValueError(f"{func.__name__} has no sensible result for {_arguments(func, args, kwargs)}: the "
-                         f"result{field} would be {value!r}, {kind}; these inputs are beyond the range the "
-                         "model can represent")
+        raise _no_result(func, args, kwargs, f"the result{field} would be {value!r}, {kind}")
 
     wrapper.__scalinglib_public__ = True
     return wrapper

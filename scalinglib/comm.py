@@ -99,7 +99,17 @@ import re
 
 import numpy as np
 
-from ._validate import check_broadcast, check_nonnegative, check_positive, check_whole, public, scalar_or_array
+from ._validate import (
+    check_broadcast,
+    check_nonnegative,
+    check_positive,
+    check_scalar,
+    check_shapes,
+    check_whole,
+    public,
+    scalar_or_array,
+    single,
+)
 
 __all__ = [
     "COLLECTIVES",
@@ -182,16 +192,16 @@ def _collective(name) -> str:
     return found
 
 
-def _algorithm(collective: str, name) -> str:
-    """Canonical algorithm name, checked against what the collective supports."""
+def _algorithm(collective: str, name, param: str = "algorithm") -> str:
+    """Canonical algorithm name, checked against what the collective supports (``param`` names it)."""
     valid = ", ".join(map(repr, ALGORITHMS[collective]))
     if name is None:
         return ALGORITHMS[collective][0]
     if not isinstance(name, str):
-        raise TypeError(f"algorithm must be one of {valid} for {collective}; got {_describe(name)}")
+        raise TypeError(f"{param} must be one of {valid} for {collective}; got {_describe(name)}")
     found = _ALGORITHM_ALIASES.get(_squash(name))
     if found is None or found not in ALGORITHMS[collective]:
-        raise ValueError(f"algorithm must be one of {valid} for {collective}; got {_describe(name)}")
+        raise ValueError(f"{param} must be one of {valid} for {collective}; got {_describe(name)}")
     return found
 
 
@@ -247,8 +257,8 @@ def p2p_time(nbytes, alpha, beta):
     n = check_nonnegative("nbytes", nbytes)
     a = check_nonnegative("alpha", alpha)
     b = check_nonnegative("beta", beta)
-    nb, ab, bb = check_broadcast(nbytes=n, alpha=a, beta=b)
-    return scalar_or_array(ab + nb * bb, n, a, b)
+    check_shapes(nbytes=n, alpha=a, beta=b)
+    return scalar_or_array(a + n * b)
 
 
 @public
@@ -278,8 +288,8 @@ def half_performance_size(alpha, beta):
     """
     a = check_nonnegative("alpha", alpha)
     b = check_positive("beta", beta)
-    ab, bb = check_broadcast(alpha=a, beta=b)
-    return scalar_or_array(ab / bb, a, b)
+    check_shapes(alpha=a, beta=b)
+    return scalar_or_array(a / b)
 
 
 @public
@@ -306,8 +316,8 @@ def effective_bandwidth(nbytes, alpha, beta):
     n = check_positive("nbytes", nbytes)
     a = check_nonnegative("alpha", alpha)
     b = check_positive("beta", beta)
-    nb, ab, bb = check_broadcast(nbytes=n, alpha=a, beta=b)
-    return scalar_or_array(nb / (ab + nb * bb), n, a, b)
+    check_shapes(nbytes=n, alpha=a, beta=b)
+    return scalar_or_array(n / (a + n * b))
 
 
 @public
@@ -652,13 +662,12 @@ def crossover_size(collective, algorithm_a, algorithm_b, p, alpha, beta, gamma=0
     7.44
     """
     coll = _collective(collective)
-    alg_a, alg_b = _algorithm(coll, algorithm_a), _algorithm(coll, algorithm_b)
-    pp = check_whole("p", p)
-    if pp.ndim != 0:
-        raise ValueError(f"p must be a single whole number here; got an array of shape {pp.shape}")
-    alpha = float(check_nonnegative("alpha", alpha))
-    beta = float(check_nonnegative("beta", beta))
-    gamma = float(check_nonnegative("gamma", gamma))
+    alg_a = _algorithm(coll, algorithm_a, "algorithm_a")
+    alg_b = _algorithm(coll, algorithm_b, "algorithm_b")
+    pp = check_whole("p", check_scalar("p", p))
+    alpha = single(check_nonnegative, "alpha", alpha)
+    beta = single(check_nonnegative, "beta", beta)
+    gamma = single(check_nonnegative, "gamma", gamma)
     for alg in (alg_a, alg_b):
         _check_power_of_two(coll, alg, pp)
     a1, b1, c1 = (float(x) for x in _terms(coll, alg_a, pp))
@@ -918,12 +927,13 @@ def bus_bandwidth_factor(collective, p):
     >>> bus_bandwidth_factor("broadcast", 8)
     1.0
     """
-    coll = _collective(collective)
-    pp = check_whole("p", p)
+    return scalar_or_array(_bus_factor(_collective(collective), check_whole("p", p)))
+
+
+def _bus_factor(coll: str, pp):
     f = (pp - 1.0) / pp
-    factor = {"allreduce": 2.0 * f, "reduce_scatter": f, "allgather": f,
-              "broadcast": np.ones_like(f), "reduce": np.ones_like(f)}[coll]
-    return scalar_or_array(factor, pp)
+    return {"allreduce": 2.0 * f, "reduce_scatter": f, "allgather": f,
+            "broadcast": np.ones_like(f), "reduce": np.ones_like(f)}[coll]
 
 
 @public
@@ -949,8 +959,8 @@ def algorithm_bandwidth(nbytes, seconds):
     """
     n = check_nonnegative("nbytes", nbytes)
     t = check_positive("seconds", seconds)
-    nb, tb = check_broadcast(nbytes=n, seconds=t)
-    return scalar_or_array(nb / tb, n, t)
+    check_shapes(nbytes=n, seconds=t)
+    return scalar_or_array(n / t)
 
 
 @public
@@ -978,7 +988,10 @@ def bus_bandwidth(collective, nbytes, seconds, p):
     >>> bus_bandwidth("allreduce", 1e9, 0.01, 8) / 1e9
     175.0
     """
-    factor = bus_bandwidth_factor(collective, p)
-    algbw = algorithm_bandwidth(nbytes, seconds)
-    return scalar_or_array(np.asarray(algbw) * np.asarray(factor), np.asarray(algbw), np.asarray(factor))
+    coll = _collective(collective)
+    n = check_nonnegative("nbytes", nbytes)
+    t = check_positive("seconds", seconds)
+    pp = check_whole("p", p)
+    check_shapes(nbytes=n, seconds=t, p=pp)
+    return scalar_or_array((n / t) * _bus_factor(coll, pp))
 

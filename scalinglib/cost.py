@@ -63,6 +63,7 @@ from ._validate import (
     check_whole,
     checked_record,
     public,
+    renamed,
     scalar_or_array,
     single,
     single_whole,
@@ -450,7 +451,8 @@ def device_decode_rate(batch, n_params, context_tokens, device="A100 SXM 80GB", 
     t = check_nonnegative("context_tokens", context_tokens)
     beta = check_positive("bytes_per_value", bytes_per_value)
     a = check_positive("aspect_ratio", aspect_ratio)
-    chip = get_accelerator(device)
+    with renamed(name="device"):
+        chip = get_accelerator(device)
     peak = chip.peak(precision)
     bb, nb, tb, betab, ab = check_broadcast(batch=b, n_params=n, context_tokens=t, bytes_per_value=beta,
                                             aspect_ratio=a)
@@ -505,7 +507,8 @@ def max_decode_batch(n_params, context_tokens, device="A100 SXM 80GB", bytes_per
     t = single(check_positive, "context_tokens", context_tokens)
     beta = single(check_positive, "bytes_per_value", bytes_per_value)
     a = single(check_positive, "aspect_ratio", aspect_ratio)
-    free = get_accelerator(device).memory_bytes - n * beta
+    with renamed(name="device"):
+        free = get_accelerator(device).memory_bytes - n * beta
     if free <= 0:
         return 0
     return int(free // _cache_bytes_per_sequence(n, t, beta, a))
@@ -676,7 +679,8 @@ def training_cost(n_params, tokens, n_devices, price_per_device_hour, *, device=
     price = single(check_positive, "price_per_device_hour", price_per_device_hour)
     m = single(check_fraction, "mfu", mfu, open_low=True)
     u = single(check_fraction, "utilization", utilization, open_low=True)
-    peak = get_accelerator(device).peak(precision)
+    with renamed(name="device"):
+        peak = get_accelerator(device).peak(precision)
     flops = float(flops_per_token(n)) * d
     compute_seconds = flops / (k * m * peak)
     calendar_seconds = compute_seconds / u

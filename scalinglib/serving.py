@@ -40,13 +40,18 @@ from types import MappingProxyType
 import numpy as np
 
 from ._validate import (
+    _describe,
     check_fraction,
     check_nonnegative,
+    check_positive,
     check_whole,
     public,
+    renamed,
     scalar_or_array,
+    single,
+    single_whole,
 )
-from .hardware import Accelerator, get_accelerator
+from .hardware import get_accelerator
 from .memory import _bytes_per_param, kv_cache_bytes
 from .roofline import decode_time_terms
 
@@ -122,7 +127,7 @@ DECODERS: Mapping[str, DecoderShape] = MappingProxyType({
 
 
 @public
-def get_decoder(name) -> DecoderShape:
+def get_decoder(model) -> DecoderShape:
     """Look up a :class:`DecoderShape` of :data:`DECODERS` (a shape is returned unchanged).
 
     Examples
@@ -134,14 +139,18 @@ def get_decoder(name) -> DecoderShape:
         ...
     ValueError: model must be one of 'Llama-3-8B', 'Llama-3-70B', 'Llama-2-7B'; got 'GPT-5'
     """
-    if isinstance(name, DecoderShape):
-        return name
-    if not isinstance(name, str):
-        raise TypeError(f"model must be a model name or a DecoderShape; got {name!r}")
+    if isinstance(model, DecoderShape):
+        return model
+    if not isinstance(model, str):
+        raise TypeError(f"model must be a model name or a DecoderShape; got {_describe(model)}")
     for key, shape in DECODERS.items():
-        if key.lower() == name.strip().lower():
+        if key.lower() == model.strip().lower():
             return shape
-    raise ValueError(f"model must be one of {', '.join(map(repr, DECODERS))}; got {name!r}")
+    raise ValueError(f"model must be one of {', '.join(map(repr, DECODERS))}; got {_describe(model)}")
+
+
+#: The largest batch :func:`decode_profile` takes (it is returned as an integer array).
+MAX_BATCH = 2**53
 
 
 @public(allow_inf=("ridge_batch",))
@@ -155,7 +164,7 @@ def decode_profile(batch, model="Llama-3-8B", device="A100 SXM 80GB", context=20
     Parameters
     ----------
     batch : int or array_like
-        Batch sizes, whole >= 1.
+        Batch sizes, whole from 1 to 2**53 (returned as integers, never wrapped).
     model : str or DecoderShape, optional
         A name from :data:`DECODERS` (default ``"Llama-3-8B"``).
     device : str or Accelerator, optional
@@ -192,11 +201,14 @@ def decode_profile(batch, model="Llama-3-8B", device="A100 SXM 80GB", context=20
     208
     """
     shape = get_decoder(model)
-    dev = device if isinstance(device, Accelerator) else get_accelerator(device)
-    b = check_whole("batch", batch)
-    c = float(check_whole("context", context))
-    u = float(check_fraction("usable_fraction", usable_fraction, open_low=True))
-    bpp = float(_bytes_per_param(bytes_per_param))
+    with renamed(name="device"):
+        dev = get_accelerator(device)
+    b = check_whole("batch", batch, maximum=MAX_BATCH, why="larger than any decode batch, and exact as an integer")
+    c = float(single_whole("context", context))
+    u = single(check_fraction, "usable_fraction", usable_fraction, open_low=True)
+    bpp = float(_bytes_per_param(bytes_per_param if isinstance(bytes_per_param, str)
+                                 else single(check_positive, "bytes_per_param", bytes_per_param)))
+    single(check_positive, "bytes_per_value", bytes_per_value)
     weight = shape.n_params * bpp
     kv = float(kv_cache_bytes(c, shape.n_layers, shape.n_kv_heads, shape.head_dim, bytes_per_value))
     flops = float(shape.flops_per_token(c))

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .._validate import renamed
 from ..hardware import get_accelerator
 from ..plots import COLORS, style_axes
 from ..roofline import (
@@ -122,7 +123,8 @@ def plot_device_roofline(ax, device, kernels=None, precision="bf16", **kwargs):
     ['A100 SXM 80GB (bf16)', 'GEMM 512^3']
     >>> plt.close(fig)
     """
-    acc = get_accelerator(device)
+    with renamed(name="device"):
+        acc = get_accelerator(device)
     kwargs.setdefault("label", f"{acc.name} ({precision})")
     ax = plot_roofline(ax, acc.peak(precision), acc.memory_bandwidth, kernels, **kwargs)
     ax.set_ylabel(f"attainable {precision} (TFLOP/s)" if kwargs.get("scale", 1e12) == 1e12 else "FLOP/s")
