@@ -60,6 +60,13 @@ __all__ = [
     "public",
     "checked_record",
     "renamed",
+    "check_axes",
+    "check_figure",
+    "check_frame",
+    "check_kwargs",
+    "MAX_FIGURE_INCHES",
+    "MAX_DPI",
+    "MAX_SIDE_PIXELS",
     "MAX_COUNT",
 ]
 
@@ -390,6 +397,60 @@ def check_same_length(**arrays) -> None:
         names = list(sizes)
         raise ValueError(f"{' and '.join(names)} must have the same length; got "
                          + " and ".join(f"{sizes[k]} ({k})" for k in names))
+
+
+# ------------------------------------------------------------------------------------------------
+# figures
+
+#: Largest figure side, in inches.
+MAX_FIGURE_INCHES = 40.0
+#: Largest resolution of a rendered figure, in dots per inch.
+MAX_DPI = 600
+#: Largest side of a rendered figure, in pixels (a 4,000 x 4,000 RGBA image is 64 MB in memory).
+MAX_SIDE_PIXELS = 4000
+
+
+def check_axes(name: str, ax: Any):
+    """A matplotlib ``Axes``."""
+    from matplotlib.axes import Axes
+
+    if not isinstance(ax, Axes):
+        raise TypeError(f"{name} must be matplotlib axes (the ax of fig, ax = new_figure()); got {_describe(ax)}")
+    return ax
+
+
+def check_figure(name: str, fig: Any):
+    """A matplotlib ``Figure``."""
+    from matplotlib.figure import Figure
+
+    if not isinstance(fig, Figure):
+        raise TypeError(f"{name} must be a matplotlib Figure; got {_describe(fig)}")
+    return fig
+
+
+def check_frame(width: Any, height: Any, dpi: Any, *, names=("width", "height", "dpi")) -> tuple[float, float, int]:
+    """A figure size in inches and a resolution whose image stays notebook-sized.
+
+    Each side is a finite number > 0 of at most 40 inches, the resolution a whole number from 10 to
+    600 dpi, and each side at most 4,000 pixels (``width x dpi`` and ``height x dpi``).
+    """
+    w_name, h_name, d_name = names
+    w = single(check_positive, w_name, width)
+    h = single(check_positive, h_name, height)
+    d = single_whole(d_name, dpi, minimum=10, maximum=MAX_DPI, why="dots per inch a screen or a page can use")
+    for side_name, side in ((w_name, w), (h_name, h)):
+        if side > MAX_FIGURE_INCHES:
+            raise ValueError(f"{side_name} must be <= {MAX_FIGURE_INCHES:g} inches; got {side:g}")
+        check_size(f"{side_name} x {d_name}", side * d, MAX_SIDE_PIXELS, "pixels a side of a notebook image needs",
+                   "pixels")
+    return w, h, d
+
+
+def check_kwargs(name: str, kwargs: Any) -> dict:
+    """Keyword arguments passed on (a dict with string keys)."""
+    if not isinstance(kwargs, dict) or not all(isinstance(k, str) for k in kwargs):
+        raise TypeError(f"{name} must be a dict of keyword arguments; got {_describe(kwargs)}")
+    return kwargs
 
 
 @contextlib.contextmanager

@@ -29,9 +29,9 @@ import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor
 
-from ._validate import check_positive, check_whole, public, single, single_whole
+from ._validate import check_choice, check_positive, check_size, check_whole, public, single, single_whole
 
-__all__ = ["spin", "usable_cores", "calibrate", "default_worker_counts", "time_tasks", "scaling_run"]
+__all__ = ["spin", "usable_cores", "calibrate", "default_worker_counts", "time_tasks", "max_workers", "scaling_run"]
 
 
 def spin(iterations: int) -> int:
@@ -146,6 +146,17 @@ def _pool(max_workers: int, start_method: str | None):
         return ProcessPoolExecutor(max_workers=max_workers, mp_context=context)
 
 
+#: Timings per configuration :func:`scaling_run` takes at most.
+MAX_REPEATS = 100
+#: The longest measurement :func:`scaling_run` starts, in seconds (its own estimate).
+MAX_SECONDS = 300
+
+
+def max_workers() -> int:
+    """The most worker processes :func:`scaling_run` starts: 64, or twice the cores plus two if more."""
+    return max(64, 2 * usable_cores() + 2)
+
+
 @public
 def scaling_run(worker_counts=None, unit_seconds: float = 0.1, repeats: int = 4, start_method=None) -> dict:
     """Time the kernel for strong and weak scaling on this machine.
@@ -154,13 +165,16 @@ def scaling_run(worker_counts=None, unit_seconds: float = 0.1, repeats: int = 4,
     ----------
     worker_counts : list of int, optional
         The K to measure, whole numbers >= 1 including 1 (measured in increasing
-        order, each once); :func:`default_worker_counts` when omitted.
+        order, each once); :func:`default_worker_counts` when omitted. At most
+        :func:`max_workers` (64 on a machine of up to 31 cores): each K starts
+        that many processes.
     unit_seconds : float
         Single-core time of one unit of work, between 0.001 and 60 seconds (the
         whole strong-scaling job, and each process's share in weak scaling). The total run takes roughly
         ``repeats * unit_seconds * (sum over K of (1/K + K)) / cores`` plus a little.
     repeats : int
-        Timings per configuration; the fastest is kept.
+        Timings per configuration, 1 to 100; the fastest is kept. The run's
+        estimated length (above) may be at most 300 seconds.
     start_method : str, optional
         multiprocessing start method; ``fork`` on Linux and ``spawn`` elsewhere by default.
 
@@ -181,18 +195,25 @@ def scaling_run(worker_counts=None, unit_seconds: float = 0.1, repeats: int = 4,
         If a worker count or ``unit_seconds`` is not a number.
     """
     started = time.perf_counter()
+    most = max_workers()
     if worker_counts is None:
         ks = default_worker_counts()
     else:
-        counts = check_whole("worker_counts", worker_counts)
+        counts = check_whole("worker_counts", worker_counts, maximum=most,
+                             why=f"processes this machine's {usable_cores()} cores can usefully run")
         if counts.ndim != 1 or 1 not in counts:
             raise ValueError(f"worker_counts must be a flat list of whole numbers >= 1 and include 1; got {worker_counts!r}")
         ks = sorted({int(k) for k in counts})
-    if not (isinstance(repeats, int) and not isinstance(repeats, bool) and repeats >= 1):
-        raise ValueError(f"repeats must be a whole number >= 1; got {repeats!r}")
+    if not (isinstance(repeats, int) and not isinstance(repeats, bool) and 1 <= repeats <= MAX_REPEATS):
+        raise ValueError(f"repeats must be a whole number from 1 to {MAX_REPEATS}; got {repeats!r}")
     unit_seconds = single(check_positive, "unit_seconds", unit_seconds)
     if not 0.001 <= unit_seconds <= 60:
         raise ValueError(f"unit_seconds must be between 0.001 and 60 seconds; got {unit_seconds!r}")
+    if start_method is not None:
+        start_method = check_choice("start_method", start_method, multiprocessing.get_all_start_methods())
+    estimate = repeats * unit_seconds * sum(1 / k + k for k in ks) / usable_cores()
+    check_size("repeats x unit_seconds x worker_counts", estimate, MAX_SECONDS,
+               "seconds a notebook cell may reasonably measure", "seconds of measurement, about")
     unit = calibrate(unit_seconds)
     strong = {k: float("inf") for k in ks}
     weak = {k: float("inf") for k in ks}

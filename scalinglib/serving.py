@@ -44,6 +44,7 @@ from ._validate import (
     check_fraction,
     check_nonnegative,
     check_positive,
+    check_text,
     check_whole,
     public,
     renamed,
@@ -87,6 +88,18 @@ class DecoderShape:
     n_heads: int
     n_kv_heads: int
     source: str = ""
+
+    def __post_init__(self) -> None:
+        check_text("name", self.name)
+        check_text("source", self.source, allow_empty=True)
+        single(check_positive, "n_params", self.n_params)
+        for field_name in ("n_layers", "d_model", "n_heads", "n_kv_heads"):
+            single_whole(field_name, getattr(self, field_name))
+        if self.d_model % self.n_heads:
+            raise ValueError(f"d_model must be a multiple of n_heads; got {self.d_model} and {self.n_heads}")
+        if self.n_kv_heads > self.n_heads or self.n_heads % self.n_kv_heads:
+            raise ValueError(f"n_kv_heads must divide n_heads (grouped-query attention); got {self.n_kv_heads} "
+                             f"and {self.n_heads}")
 
     @property
     def head_dim(self) -> int:
