@@ -302,7 +302,7 @@ _MAX_FLOAT = float(np.finfo(np.float64).max)
 
 
 def _whole_range(minimum, maximum) -> str:
-    return f">= {minimum}" + ("" if maximum is None else f" (and at most {maximum:,})")
+    return f">= {minimum}"     # a cap, when there is one, has its own message
 
 
 def _whole_error(name, x, minimum, top, maximum, why):
@@ -544,15 +544,17 @@ def single_whole(name: str, value: Any, minimum: int = 1, maximum: int | None = 
     return int(check_whole(name, value, minimum, maximum, why=why))
 
 
-def as_count(name: str, value: Any) -> np.ndarray | int:
+def as_count(name: str, value: Any, made_of: str | None = None) -> np.ndarray | int:
     """A computed count (devices, workers, replicas) as int64, refusing one too large to represent.
 
-    ``value`` is a float array (or scalar) already rounded to whole numbers by the caller.
+    ``value`` is a float array (or scalar) already rounded to whole numbers by the caller;
+    ``made_of`` says which parameters it comes from, for the message.
     """
     arr = np.asarray(value, dtype=float)
     too_big = ~np.isfinite(arr) | (np.abs(arr) > MAX_COUNT)
     if too_big.any():
-        raise ValueError(f"{name} would be {_first_bad(arr, too_big)}, beyond {MAX_COUNT:,} (2**53): "
+        source = f" ({made_of})" if made_of else ""
+        raise ValueError(f"{name} would be {_first_bad(arr, too_big)}, beyond {MAX_COUNT:,} (2**53){source}: "
                          "the inputs are out of any sensible range")
     out = arr.astype(np.int64)
     return int(out) if out.ndim == 0 else out

@@ -141,5 +141,5 @@ def data_parallel_cap(critical_batch_tokens, micro_batch, grad_accum, seq_len):
         critical_batch_tokens=bc, micro_batch=mb, grad_accum=ga, seq_len=sl
     )
     # a tiny tolerance so that an exact multiple is not lost to rounding
-    return as_count("the data-parallel cap, critical_batch_tokens / (micro_batch x grad_accum x seq_len),",
-                    np.floor(bcb / (mbb * gab * slb) * (1 + 1e-12)))
+    return as_count("the data-parallel cap", np.floor(bcb / (mbb * gab * slb) * (1 + 1e-12)),
+                    "critical_batch_tokens / (micro_batch x grad_accum x seq_len)")

@@ -187,5 +187,5 @@ def devices_to_hold(n_params, bytes_per_param, device_memory_bytes, usable_fract
     # still fits in them, while a large count (1e25 parameters) is rounded up as the division says.
     excess = nb / room - (count - 1.0)
     count = np.where((count > 1.0) & (excess <= _FIT_TOLERANCE), count - 1.0, count)
-    return as_count("the device count, (n_params x bytes_per_param + extra_bytes) / (usable_fraction x "
-                    "device_memory_bytes),", count)
+    return as_count("device count", count,
+                    "(n_params x bytes_per_param + extra_bytes) / (usable_fraction x device_memory_bytes)")
