@@ -64,6 +64,7 @@ __all__ = [
     "check_figure",
     "check_frame",
     "check_kwargs",
+    "least_squares",
     "MAX_FIGURE_INCHES",
     "MAX_DPI",
     "MAX_SIDE_PIXELS",
@@ -630,17 +631,26 @@ def _problem(value, signed: bool, allow_inf, allow_nan, path=None, depth: int = 
     return None
 
 
-class ResultError(ValueError):
-    """A public function's inputs are each in range, but together give no representable result."""
+def _no_result(func, args, kwargs, reason: str) -> ValueError:
+    """The error for inputs that are each in range but together give no representable result."""
+    exc = ValueError(f"{func.__name__} has no sensible result for {_arguments(func, args, kwargs)}: {reason}; "
+                     "these inputs are beyond the range the model can represent")
+    exc.scalinglib_reason = reason     # lets an enclosing public function name its own arguments instead
+    return exc
 
-    def __init__(self, message: str, reason: str):
-        super().__init__(message)
-        self.reason = reason
 
-
-def _no_result(func, args, kwargs, reason: str) -> ResultError:
-    return ResultError(f"{func.__name__} has no sensible result for {_arguments(func, args, kwargs)}: {reason}; "
-                       "these inputs are beyond the range the model can represent", reason)
+def least_squares(design: np.ndarray, y: np.ndarray, names: str) -> np.ndarray:
+    """Least-squares coefficients of ``design @ c = y``, refusing data whose products overflow (by ``names``)."""
+    if not (np.all(np.isfinite(design)) and np.all(np.isfinite(y))):
+        raise ValueError(f"{names} are too large or too small to fit: their products and quotients overflow "
+                         "a float")
+    try:
+        coef, *_ = np.linalg.lstsq(design, y, rcond=None)
+    except np.linalg.LinAlgError:
+        raise ValueError(f"{names} cannot be fitted: the least-squares problem does not converge") from None
+    if not np.all(np.isfinite(coef)):
+        raise ValueError(f"{names} cannot be fitted: the fitted coefficients are not finite")
+    return coef
 
 
 def _names_a_parameter(message: str, names) -> bool:
@@ -679,13 +689,16 @@ def public(func=None, *, signed: bool = False, allow_inf=(), allow_nan=(), check
         with errstate(all="ignore"):
             try:
                 out = func(*args, **kwargs)
-            except ResultError as exc:                # a nested public function: name this one's arguments
-                raise _no_result(func, args, kwargs, exc.reason) from None
             except (ZeroDivisionError, OverflowError) as exc:   # Python float arithmetic out of range
                 raise _no_result(func, args, kwargs, f"the arithmetic overflows ({exc})") from None
-            except ValueError as exc:                 # an inner check that names none of this function's
-                if _names_a_parameter(str(exc), names):   # parameters: the inputs together are out of range
+            except ValueError as exc:
+                reason = getattr(exc, "scalinglib_reason", None)
+                if reason is not None:                # a nested public function: name this one's arguments
+                    raise _no_result(func, args, kwargs, reason) from None
+                if _names_a_parameter(str(exc), names):
                     raise
+                # an inner check that names none of this function's parameters: the inputs together
+                # are out of range, so name them all
                 raise _no_result(func, args, kwargs, str(exc)) from None
             if type(out) is float:
                 if 0.0 <= out < _INF or (signed and -_INF < out < _INF):

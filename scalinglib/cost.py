@@ -511,7 +511,11 @@ def max_decode_batch(n_params, context_tokens, device="A100 SXM 80GB", bytes_per
         free = get_accelerator(device).memory_bytes - n * beta
     if free <= 0:
         return 0
-    return int(free // _cache_bytes_per_sequence(n, t, beta, a))
+    per_sequence = float(_cache_bytes_per_sequence(n, t, beta, a))
+    if not per_sequence > 0 or not free / per_sequence < 2**53:
+        raise ValueError(f"context_tokens x bytes_per_value give a cache of {per_sequence:g} bytes per sequence: "
+                         "the batch that fits would be unbounded (beyond 2**53)")
+    return int(free // per_sequence)
 
 
 @public(allow_nan=("batch_tokens", "efficiency", "cost_factor", "time_factor"))   # NaN: does not fit

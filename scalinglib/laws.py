@@ -406,4 +406,7 @@ def fit_amdahl(k, measured_speedup):
     if not np.any(x > 0):
         raise ValueError("k must include at least one measurement with 2 or more workers")
     y = k_arr / s_arr - 1.0
-    return float(np.clip(np.dot(x, y) / np.dot(x, x), 0.0, 1.0))
+    slope = np.dot(x, y) / np.dot(x, x)
+    if not np.isfinite(slope):
+        raise ValueError("k and measured_speedup are too large to fit: their products overflow a float")
+    return float(np.clip(slope, 0.0, 1.0))

@@ -57,6 +57,7 @@ from ._validate import (
     check_positive,
     check_whole,
     checked_record,
+    least_squares,
     public,
     single,
     single_whole,
@@ -197,10 +198,10 @@ def _timings(amount, seconds) -> tuple[np.ndarray, np.ndarray]:
     return x, t
 
 
-def _fit_line(x: np.ndarray, t: np.ndarray) -> tuple[float, float]:
+def _fit_line(x: np.ndarray, t: np.ndarray, names: str = "amount and seconds") -> tuple[float, float]:
     """Intercept >= 0 and slope of t = a + b x, minimising the squared relative residuals."""
     design = np.column_stack([1.0 / t, x / t])          # (a + b x) / t should be 1
-    (a, b), *_ = np.linalg.lstsq(design, np.ones_like(t), rcond=None)
+    a, b = least_squares(design, np.ones_like(t), names)
     if a < 0:                                          # a negative overhead is noise: refit through 0
         r = x / t
         a, b = 0.0, float(np.sum(r) / np.sum(r * r))
@@ -210,7 +211,7 @@ def _fit_line(x: np.ndarray, t: np.ndarray) -> tuple[float, float]:
 def _growing_line(x, t, name, what):
     """The fitted line ``t = a + b x``, refusing a slope that is zero, negative or mere rounding: the
     fitted time of the largest amount, ``b max(x)``, must be at least a millionth of its measured time."""
-    a, b = _fit_line(x, t)
+    a, b = _fit_line(x, t, f"{name} and seconds")
     largest = int(np.argmax(x))
     if b <= 0 or b * x[largest] <= 1e-6 * t[largest]:
         raise ValueError(f"seconds must grow with {name} to give {what}; these timings do not")

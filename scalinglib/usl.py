@@ -23,7 +23,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import check_broadcast, check_nonnegative, check_whole, checked_record, public, scalar_or_array, single
+from ._validate import (
+    check_broadcast,
+    check_nonnegative,
+    check_whole,
+    checked_record,
+    least_squares,
+    public,
+    scalar_or_array,
+    single,
+)
 from .laws import _speedup_data
 
 __all__ = ["usl_speedup", "USLFit", "fit_usl", "usl_peak_workers"]
@@ -136,7 +145,7 @@ def fit_usl(k, measured_speedup):
     x_b = k_arr * (k_arr - 1.0)
     y = k_arr / s_arr - 1.0
     design = np.column_stack([x_a, x_b])
-    (alpha, beta), *_ = np.linalg.lstsq(design, y, rcond=None)
+    alpha, beta = least_squares(design, y, "k and measured_speedup")
     if alpha >= 0 and beta >= 0:
         return USLFit(float(alpha), float(beta))
     # the best non-negative fit lies on an edge: one coefficient at zero, the other its own fit
