@@ -32,6 +32,7 @@ import inspect
 import math
 import numbers
 import re
+import threading
 from typing import Any
 
 import numpy as np
@@ -262,12 +263,46 @@ def check_fraction(name: str, value: Any, *, open_low: bool = False, open_high: 
     _refuse(name, x, ok, f"in {interval}")
 
 
-def check_whole(name: str, value: Any, minimum: int = 1, maximum: int | None = None, *, why: str | None = None):
+_SCRATCH = threading.local()
+
+
+def _whole_within(x: np.ndarray, minimum: float, top: float) -> bool:
+    """Whether every element of a float array is a whole number from ``minimum`` to ``top``.
+
+    One pass in cache-sized chunks: each chunk is truncated into a scratch buffer and compared, and
+    its min and max read while it is still in the cache (NaN fails every comparison; no large
+    temporary array is made).
+    """
+    flat = x.ravel()
+    if flat.size <= 8192:
+        return bool(minimum <= flat.min() and flat.max() <= top and np.all(np.trunc(flat) == flat))
+    scratch = getattr(_SCRATCH, "buffers", None)
+    if scratch is None:
+        scratch = _SCRATCH.buffers = (np.empty(65536), np.empty(65536, dtype=bool))
+    values, differs = scratch
+    step = values.size
+    trunc, not_equal = np.trunc, np.not_equal
+    for start in range(0, flat.size, step):
+        chunk = flat[start:start + step]
+        n = chunk.size
+        if not (minimum <= chunk.min() and chunk.max() <= top):
+            return False
+        trunc(chunk, out=values[:n])
+        if not_equal(values[:n], chunk, out=differs[:n]).any():
+            return False
+    return True
+
+
+def check_whole(name: str, value: Any, minimum: int = 1, maximum: int | None = None, *, why: str | None = None,
+                keep_int: bool = False):
     """Whole numbers (ints, or floats with no fractional part) of at least ``minimum``, at most ``maximum``.
 
     Without ``maximum`` any finite whole number passes (every float from 2**53 up is whole; a count
     that must become an exact int is capped where it is converted, see :func:`as_count`). A cap set
     for speed gives ``why`` (for example ``"a notebook-sized simulation"``), which the message quotes.
+    With ``keep_int`` an integer numpy array comes back as it is, not converted to float: for
+    formulas that only divide by it, multiply it with floats or take its logarithm (numpy converts
+    as it computes, with no temporary array).
     """
     top = _MAX_FLOAT if maximum is None else maximum
     t = type(value)
@@ -275,6 +310,9 @@ def check_whole(name: str, value: Any, minimum: int = 1, maximum: int | None = N
         if minimum <= value <= top:
             return _F64(value)
         return _whole_error(name, value, minimum, top, maximum, why)
+    if keep_int and t is _NDARRAY and value.dtype.kind in "iu" and value.ndim:
+        if not value.size or (minimum <= value.min() and value.max() <= top):
+            return value
     x = _real(name, value)
     if type(x) is _F64:
         if minimum <= x <= top and x.is_integer():
@@ -282,9 +320,10 @@ def check_whole(name: str, value: Any, minimum: int = 1, maximum: int | None = N
         return _whole_error(name, x, minimum, top, maximum, why)
     if not x.size:
         return x
-    lo, hi = x.min(), x.max()
-    if minimum <= lo and hi <= top and ((type(value) is _NDARRAY and value.dtype.kind in "iu")
-                                        or bool(np.all(np.trunc(x) == x))):
+    if type(value) is _NDARRAY and value.dtype.kind in "iu":
+        if minimum <= x.min() and x.max() <= top:
+            return x
+    elif _whole_within(x, minimum, top):
         return x
     finite = np.isfinite(x)
     if not finite.all():
@@ -497,15 +536,21 @@ def check_broadcast(**arrays):
         raise _shape_error(arrays) from None
 
 
-def check_shapes(**arrays) -> None:
-    """Check that the named arrays broadcast together without broadcasting them (formulas then
-    combine the originals, so a scalar stays a scalar), or say which shapes do not fit."""
+def check_shapes(**arrays) -> tuple:
+    """Check that the named arrays broadcast together without broadcasting them, or say which shapes
+    do not fit; return the values, each single number as a Python float.
+
+    Formulas then combine the originals: a scalar stays a scalar, so ``s + (1 - s) / k`` costs what
+    the raw numpy expression costs (a numpy scalar on the left of an array operation defeats numpy's
+    reuse of temporary arrays; a Python float does not).
+    """
     shapes = [v.shape for v in arrays.values() if type(v) is _NDARRAY]
     if len(shapes) > 1:
         try:
             np.broadcast_shapes(*shapes)
         except ValueError:
             raise _shape_error(arrays) from None
+    return tuple(float(v) if type(v) is _F64 else v for v in arrays.values())
 
 
 def check_scalar(name: str, value: Any) -> Any:

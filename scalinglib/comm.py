@@ -257,7 +257,7 @@ def p2p_time(nbytes, alpha, beta):
     n = check_nonnegative("nbytes", nbytes)
     a = check_nonnegative("alpha", alpha)
     b = check_nonnegative("beta", beta)
-    check_shapes(nbytes=n, alpha=a, beta=b)
+    n, a, b = check_shapes(nbytes=n, alpha=a, beta=b)
     return scalar_or_array(a + n * b)
 
 
@@ -288,7 +288,7 @@ def half_performance_size(alpha, beta):
     """
     a = check_nonnegative("alpha", alpha)
     b = check_positive("beta", beta)
-    check_shapes(alpha=a, beta=b)
+    a, b = check_shapes(alpha=a, beta=b)
     return scalar_or_array(a / b)
 
 
@@ -316,7 +316,7 @@ def effective_bandwidth(nbytes, alpha, beta):
     n = check_positive("nbytes", nbytes)
     a = check_nonnegative("alpha", alpha)
     b = check_positive("beta", beta)
-    check_shapes(nbytes=n, alpha=a, beta=b)
+    n, a, b = check_shapes(nbytes=n, alpha=a, beta=b)
     return scalar_or_array(n / (a + n * b))
 
 
@@ -356,25 +356,40 @@ def algorithms_for(collective, p=None):
 
 def _terms(collective: str, algorithm: str, p: np.ndarray):
     """(k_alpha, k_beta, k_gamma) coefficient arrays for a canonical collective and algorithm."""
-    lg = np.log2(p)
-    clg = np.ceil(lg - 1e-12)          # exact for powers of two despite rounding in log2
-    f = (p - 1.0) / p
-    zero = np.zeros_like(p)
-    table = {
-        ("broadcast", "binomial_tree"): (clg, clg, zero),
-        ("broadcast", "scatter_allgather"): (clg + p - 1.0, 2.0 * f, zero),
-        ("reduce", "binomial_tree"): (clg, clg, clg),
-        ("reduce", "rabenseifner"): (2.0 * lg, 2.0 * f, f),
-        ("allgather", "ring"): (p - 1.0, f, zero),
-        ("allgather", "recursive_doubling"): (lg, f, zero),
-        ("reduce_scatter", "ring"): (p - 1.0, f, f),
-        ("reduce_scatter", "recursive_halving"): (lg, f, f),
-        ("allreduce", "ring"): (2.0 * (p - 1.0), 2.0 * f, f),
-        ("allreduce", "binomial_tree"): (2.0 * clg, 2.0 * clg, clg),
-        ("allreduce", "recursive_doubling"): (lg, lg, lg),
-        ("allreduce", "rabenseifner"): (2.0 * lg, 2.0 * f, f),
-    }
-    return table[(collective, algorithm)]
+    return _TERMS[(collective, algorithm)](p)
+
+
+def _lg(p):
+    return np.log2(p)
+
+
+def _clg(p):
+    return np.ceil(np.log2(p) - 1e-12)          # exact for powers of two despite rounding in log2
+
+
+def _f(p):
+    return (p - 1.0) / p
+
+
+def _zero(p):
+    return np.zeros_like(p)
+
+
+#: (k_alpha, k_beta, k_gamma) of each (collective, algorithm), computed only for the pair asked for.
+_TERMS = {
+    ("broadcast", "binomial_tree"): lambda p: (_clg(p), _clg(p), _zero(p)),
+    ("broadcast", "scatter_allgather"): lambda p: (_clg(p) + p - 1.0, 2.0 * _f(p), _zero(p)),
+    ("reduce", "binomial_tree"): lambda p: (_clg(p), _clg(p), _clg(p)),
+    ("reduce", "rabenseifner"): lambda p: (2.0 * _lg(p), 2.0 * _f(p), _f(p)),
+    ("allgather", "ring"): lambda p: (p - 1.0, _f(p), _zero(p)),
+    ("allgather", "recursive_doubling"): lambda p: (_lg(p), _f(p), _zero(p)),
+    ("reduce_scatter", "ring"): lambda p: (p - 1.0, _f(p), _f(p)),
+    ("reduce_scatter", "recursive_halving"): lambda p: (_lg(p), _f(p), _f(p)),
+    ("allreduce", "ring"): lambda p: (2.0 * (p - 1.0), 2.0 * _f(p), _f(p)),
+    ("allreduce", "binomial_tree"): lambda p: (2.0 * _clg(p), 2.0 * _clg(p), _clg(p)),
+    ("allreduce", "recursive_doubling"): lambda p: (_lg(p), _lg(p), _lg(p)),
+    ("allreduce", "rabenseifner"): lambda p: (2.0 * _lg(p), 2.0 * _f(p), _f(p)),
+}
 
 
 @public
@@ -959,7 +974,7 @@ def algorithm_bandwidth(nbytes, seconds):
     """
     n = check_nonnegative("nbytes", nbytes)
     t = check_positive("seconds", seconds)
-    check_shapes(nbytes=n, seconds=t)
+    n, t = check_shapes(nbytes=n, seconds=t)
     return scalar_or_array(n / t)
 
 
@@ -992,6 +1007,6 @@ def bus_bandwidth(collective, nbytes, seconds, p):
     n = check_nonnegative("nbytes", nbytes)
     t = check_positive("seconds", seconds)
     pp = check_whole("p", p)
-    check_shapes(nbytes=n, seconds=t, p=pp)
+    n, t, pp = check_shapes(nbytes=n, seconds=t, p=pp)
     return scalar_or_array((n / t) * _bus_factor(coll, pp))
 

@@ -39,8 +39,8 @@ __all__ = [
 
 def _f_and_k(f, k):
     f_arr = check_fraction("f", f)
-    k_arr = check_whole("k", k)
-    check_shapes(f=f_arr, k=k_arr)
+    k_arr = check_whole("k", k, keep_int=True)
+    f_arr, k_arr = check_shapes(f=f_arr, k=k_arr)
     return f_arr, k_arr
 
 
@@ -249,7 +249,7 @@ def gustafson_speedup(s, k):
     """
     s_arr = check_fraction("s", s)
     k_arr = check_whole("k", k)
-    check_shapes(s=s_arr, k=k_arr)
+    s_arr, k_arr = check_shapes(s=s_arr, k=k_arr)
     return scalar_or_array(s_arr + (1.0 - s_arr) * k_arr)   # this form cancels least when s is near 1
 
 
@@ -288,7 +288,7 @@ def scaled_serial_fraction(s, k):
     """
     s_arr = check_fraction("s", s)
     k_arr = check_whole("k", k)
-    check_shapes(s=s_arr, k=k_arr)
+    s_arr, k_arr = check_shapes(s=s_arr, k=k_arr)
     return scalar_or_array(s_arr / (s_arr + (1.0 - s_arr) * k_arr))
 
 
@@ -336,7 +336,7 @@ def karp_flatt(measured_speedup, k):
     """
     s_arr = check_positive("measured_speedup", measured_speedup)
     k_arr = check_whole("k", k, minimum=2)
-    check_shapes(measured_speedup=s_arr, k=k_arr)
+    s_arr, k_arr = check_shapes(measured_speedup=s_arr, k=k_arr)
     return scalar_or_array((1.0 / s_arr - 1.0 / k_arr) / (1.0 - 1.0 / k_arr))
 
 

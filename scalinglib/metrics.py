@@ -45,7 +45,7 @@ def speedup(t1, tk):
     """
     t1_arr = check_positive("t1", t1)
     tk_arr = check_positive("tk", tk)
-    check_shapes(t1=t1_arr, tk=tk_arr)
+    t1_arr, tk_arr = check_shapes(t1=t1_arr, tk=tk_arr)
     return scalar_or_array(t1_arr / tk_arr)
 
 
@@ -85,7 +85,7 @@ def efficiency(t1, tk, k):
     t1_arr = check_positive("t1", t1)
     tk_arr = check_positive("tk", tk)
     k_arr = check_whole("k", k)
-    check_shapes(t1=t1_arr, tk=tk_arr, k=k_arr)
+    t1_arr, tk_arr, k_arr = check_shapes(t1=t1_arr, tk=tk_arr, k=k_arr)
     return scalar_or_array(t1_arr / (k_arr * tk_arr))
 
 
@@ -116,5 +116,5 @@ def weak_efficiency(t1, tk):
     """
     t1_arr = check_positive("t1", t1)
     tk_arr = check_positive("tk", tk)
-    check_shapes(t1=t1_arr, tk=tk_arr)
+    t1_arr, tk_arr = check_shapes(t1=t1_arr, tk=tk_arr)
     return scalar_or_array(t1_arr / tk_arr)

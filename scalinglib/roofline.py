@@ -516,9 +516,11 @@ def decode_step_time(batch, n_params, peak_flops, bandwidth, bytes_per_param=2, 
     >>> decode_step_time(1, 8e9, 300e12, 2e12)
     0.008
     """
-    compute, memory = decode_time_terms(batch, n_params, peak_flops, bandwidth, bytes_per_param, kv_bytes_per_seq,
-                                        flops_per_token=flops_per_token)
-    return scalar_or_array(np.maximum(compute, memory), np.asarray(compute), np.asarray(memory))
+    compute, memory = decode_time_terms.__wrapped__(batch, n_params, peak_flops, bandwidth, bytes_per_param,
+                                                    kv_bytes_per_seq, flops_per_token=flops_per_token)
+    if type(compute) is float and type(memory) is float:
+        return max(compute, memory)
+    return scalar_or_array(np.maximum(compute, memory))
 
 
 @public
@@ -547,11 +549,10 @@ def decode_tokens_per_second(batch, n_params, peak_flops, bandwidth, bytes_per_p
     >>> round(decode_tokens_per_second(64, 7e9, 312e12, 2.039e12) / t1, 6)
     64.0
     """
-    t = decode_step_time(batch, n_params, peak_flops, bandwidth, bytes_per_param, kv_bytes_per_seq,
-                         flops_per_token=flops_per_token)
-    t = np.asarray(t)
+    t = decode_step_time.__wrapped__(batch, n_params, peak_flops, bandwidth, bytes_per_param, kv_bytes_per_seq,
+                                     flops_per_token=flops_per_token)
     b = check_positive("batch", batch)
-    return scalar_or_array(b / t, b, t)
+    return scalar_or_array(b / t)
 
 
 def decode_ridge_batch(peak_flops, bandwidth, bytes_per_param=2):

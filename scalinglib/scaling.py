@@ -35,10 +35,10 @@ __all__ = [
 
 
 def _k_s_c(k, s, c):
-    k_arr = check_whole("k", k)
+    k_arr = check_whole("k", k, keep_int=True)
     s_arr = check_fraction("s", s)
     c_arr = check_nonnegative("c", c)
-    check_shapes(k=k_arr, s=s_arr, c=c_arr)
+    k_arr, s_arr, c_arr = check_shapes(k=k_arr, s=s_arr, c=c_arr)
     return k_arr, s_arr, c_arr
 
 
@@ -110,7 +110,7 @@ def weak_time(k, s, c, work=None):
     w = None
     if work is not None:
         w = check_nonnegative("work", work)
-        check_shapes(k=kk, s=ss, c=cc, work=w)
+        kk, ss, cc, w = check_shapes(k=kk, s=ss, c=cc, work=w)
     return scalar_or_array(_weak(kk, ss, cc, w))
 
 
@@ -177,7 +177,7 @@ def best_worker_count(s, c, *, powers_of_two=False):
     two = check_flag("powers_of_two", powers_of_two)
     sb = check_fraction("s", s)
     cb = check_positive("c", c)
-    check_shapes(s=sb, c=cb)
+    sb, cb = check_shapes(s=sb, c=cb)
     kstar = np.maximum((1.0 - sb) * np.log(2.0) / cb, 1.0)
     if two:
         lo = 2.0 ** np.floor(np.log2(kstar))
@@ -226,7 +226,7 @@ def isoefficiency_work(k, s, c, target_efficiency):
     """
     kb, sb, cb = _k_s_c(k, s, c)
     eb = check_fraction("target_efficiency", target_efficiency, open_low=True, open_high=True)
-    check_shapes(k=kb, s=sb, c=cb, target_efficiency=eb)
+    kb, sb, cb, eb = check_shapes(k=kb, s=sb, c=cb, target_efficiency=eb)
     w = eb / (1.0 - eb) * cb * np.log2(kb) - sb
     return scalar_or_array(np.maximum(w, 0.0))
 
@@ -287,7 +287,7 @@ def spill_time(k, f, working_set, fast_memory, slowdown):
     ws = check_positive("working_set", working_set)
     mem = check_positive("fast_memory", fast_memory)
     sd = check_at_least("slowdown", slowdown, 1.0)
-    check_shapes(k=k_arr, f=f_arr, working_set=ws, fast_memory=mem, slowdown=sd)
+    k_arr, f_arr, ws, mem, sd = check_shapes(k=k_arr, f=f_arr, working_set=ws, fast_memory=mem, slowdown=sd)
     spilled = np.maximum(0.0, 1.0 - mem * k_arr / ws)
     out = f_arr + (1.0 - f_arr) / k_arr * (1.0 + (sd - 1.0) * spilled)
     return scalar_or_array(out)
