@@ -513,7 +513,7 @@ def max_decode_batch(n_params, context_tokens, device="A100 SXM 80GB", bytes_per
         return 0
     per_sequence = float(_cache_bytes_per_sequence(n, t, beta, a))
     if not per_sequence > 0 or not free / per_sequence < 2**53:
-        raise ValueError(f"context_tokens x bytes_per_value give a cache of {per_sequence:g} bytes per sequence: "
+        raise ValueError(f"n_params, context_tokens and bytes_per_value give a cache of {per_sequence:g} bytes per sequence: "
                          "the batch that fits would be unbounded (beyond 2**53)")
     return int(free // per_sequence)
 
