@@ -394,7 +394,7 @@ def slider_html(render, params, *, max_frames=MAX_FRAMES, note=None):
     params : dict of str to Choice
         The sliders, made with :func:`choice`.
     max_frames : int
-        Refuse grids with more frames than this.
+        Refuse grids with more frames than this, a whole number from 1 to 256.
     note : str, optional
         One line shown under the output.
 
