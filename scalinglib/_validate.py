@@ -11,7 +11,10 @@ where it would surface as a warning, a NaN or an error that names nothing:
 * arrays whose shapes do not broadcast together are refused naming each parameter and its shape.
 
 The checks are cheap: one number is checked with plain comparisons (no array is made), an array
-with one conversion and one ``min``/``max`` pass (NaN and infinities show up in those too).
+with at most one conversion and one ``min``/``max`` pass (NaN and infinities show up in those too;
+whole numbers are checked in cache-sized chunks). :func:`check_shapes` checks that arguments
+broadcast without broadcasting them and hands single numbers back as Python floats, so a formula
+costs what the same numpy expression costs.
 
 :func:`public` wraps each public function: it silences numpy's floating-point warnings inside the
 call and checks the result instead, so an overflow or a NaN becomes a ``ValueError`` that lists the
@@ -522,7 +525,8 @@ def _shape_error(arrays) -> ValueError:
 def check_broadcast(**arrays):
     """Broadcast the named arrays together, or say which shapes do not fit.
 
-    One numbers all (``numpy.float64``) come back unchanged, at no cost.
+    When every value is a single number (``numpy.float64``) they come back unchanged, at no cost.
+    Formulas that do not index with masks should prefer :func:`check_shapes`, which broadcasts nothing.
     """
     values = tuple(arrays.values())
     for v in values:
