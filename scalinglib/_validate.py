@@ -724,7 +724,9 @@ def public(func=None, *, signed: bool = False, allow_inf=(), allow_nan=(), check
     ``allow_nan`` the same for NaN (the fields of a layout that does not fit).
     A result that breaks the rule is refused with a ValueError naming every argument: the inputs
     were beyond what the model can represent (an overflow), or outside its range. ``checked=False``
-    leaves a result that is not a quantity (a DAG's node names, a figure) unexamined.
+    leaves the result unexamined: one that is not a quantity (a DAG's node names), or one that is
+    finite and >= 0 whenever the inputs pass their checks (Amdahl's law for f in [0, 1], K >= 1),
+    where the check would only cost time.
     """
     if func is None:
         return functools.partial(public, signed=signed, allow_inf=allow_inf, allow_nan=allow_nan, checked=checked)

@@ -44,7 +44,7 @@ def _f_and_k(f, k):
     return f_arr, k_arr
 
 
-@public
+@public(checked=False)   # f or s in [0, 1] and k >= 1 keep the result finite and >= 0
 def amdahl_time(f, k):
     r"""Run time on K workers when T(1) = 1 and a fraction ``f`` cannot be parallelised.
 
@@ -76,7 +76,7 @@ def amdahl_time(f, k):
     return scalar_or_array(f_arr + (1.0 - f_arr) / k_arr)
 
 
-@public
+@public(checked=False)   # f or s in [0, 1] and k >= 1 keep the result finite and >= 0
 def amdahl_speedup(f, k):
     r"""Amdahl's law: the speedup of a fixed job with serial fraction ``f`` on K workers.
 
@@ -114,7 +114,7 @@ def amdahl_speedup(f, k):
     return scalar_or_array(1.0 / (f_arr + (1.0 - f_arr) / k_arr))
 
 
-@public
+@public(checked=False)   # f or s in [0, 1] and k >= 1 keep the result finite and >= 0
 def amdahl_efficiency(f, k):
     r"""Efficiency under Amdahl's law.
 
@@ -205,7 +205,7 @@ def largest_serial_fraction(target_efficiency, k):
     return scalar_or_array(out, e_arr, k_arr)
 
 
-@public
+@public(checked=False)   # f or s in [0, 1] and k >= 1 keep the result finite and >= 0
 def gustafson_speedup(s, k):
     r"""Gustafson's law: the scaled speedup of a job that grows with the number of workers.
 
@@ -253,7 +253,7 @@ def gustafson_speedup(s, k):
     return scalar_or_array(s_arr + (1.0 - s_arr) * k_arr)   # this form cancels least when s is near 1
 
 
-@public
+@public(checked=False)   # f or s in [0, 1] and k >= 1 keep the result finite and >= 0
 def scaled_serial_fraction(s, k):
     r"""Amdahl's serial fraction of the grown job that Gustafson's law describes.
 

@@ -50,7 +50,12 @@ def _weak(k, s, c, w=None):
     return s + (1.0 - s if w is None else w) + c * np.log2(k)
 
 
-@public
+#: The largest communication coefficient :func:`strong_time` takes: log2 K is at most 1,024 for any
+#: float K, so c log2 K, and with it the time, stays finite.
+MAX_C = 1e305
+
+
+@public(checked=False)   # every term is >= 0, and MAX_C keeps their sum finite: no result check needed
 def strong_time(k, s, c):
     r"""Time of a fixed job on K workers: serial part, divided parallel part, growing communication.
 
@@ -63,7 +68,8 @@ def strong_time(k, s, c):
     s : float or array_like
         Serial fraction of the one-worker time, in [0, 1].
     c : float or array_like
-        Communication coefficient (time per doubling of K, in units of T(1)), >= 0.
+        Communication coefficient (time per doubling of K, in units of T(1)), >= 0
+        and at most 1e305 (so that ``c log2 K`` stays finite).
 
     Returns
     -------
@@ -77,7 +83,11 @@ def strong_time(k, s, c):
     >>> strong_time([1, 2], 0.05, 0.01)
     array([1.   , 0.535])
     """
-    return scalar_or_array(_strong(*_k_s_c(k, s, c)))
+    kk, ss, cc = _k_s_c(k, s, c)
+    top = cc if type(cc) is float else (float(np.max(cc)) if np.size(cc) else 0.0)
+    if top > MAX_C:
+        raise ValueError(f"c must be <= {MAX_C:g} (c log2 K would overflow a float); got {top:g}")
+    return scalar_or_array(_strong(kk, ss, cc))
 
 
 @public
