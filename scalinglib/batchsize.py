@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import as_count, check_broadcast, check_positive, check_whole, scalar_or_array
+from ._validate import as_count, check_broadcast, check_positive, check_whole, public, scalar_or_array
 
 __all__ = ["steps_to_target", "examples_to_target", "data_parallel_cap"]
 
 
+@public
 def steps_to_target(batch, critical_batch, min_steps=1.0):
     r"""Optimizer steps to reach a target loss at a given batch size.
 
@@ -64,6 +65,7 @@ def steps_to_target(batch, critical_batch, min_steps=1.0):
     return scalar_or_array(smb * (1.0 + bcb / bb), b, bc, sm)
 
 
+@public
 def examples_to_target(batch, critical_batch, min_steps=1.0):
     r"""Training examples (or tokens) consumed to reach the target loss: steps times batch.
 
@@ -92,6 +94,7 @@ def examples_to_target(batch, critical_batch, min_steps=1.0):
     return scalar_or_array(smb * (bb + bcb), b, bc, sm)
 
 
+@public
 def data_parallel_cap(critical_batch_tokens, micro_batch, grad_accum, seq_len):
     r"""The most data-parallel replicas that keep the global batch at or below the critical batch.
 
@@ -138,4 +141,5 @@ def data_parallel_cap(critical_batch_tokens, micro_batch, grad_accum, seq_len):
         critical_batch_tokens=bc, micro_batch=mb, grad_accum=ga, seq_len=sl
     )
     # a tiny tolerance so that an exact multiple is not lost to rounding
-    return as_count("the data-parallel cap", np.floor(bcb / (mbb * gab * slb) * (1 + 1e-12)))
+    return as_count("the data-parallel cap", np.floor(bcb / (mbb * gab * slb) * (1 + 1e-12)),
+                    "critical_batch_tokens / (micro_batch x grad_accum x seq_len)")

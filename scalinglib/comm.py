@@ -99,7 +99,17 @@ import re
 
 import numpy as np
 
-from ._validate import check_broadcast, check_nonnegative, check_positive, check_whole, scalar_or_array
+from ._validate import (
+    check_broadcast,
+    check_nonnegative,
+    check_positive,
+    check_scalar,
+    check_shapes,
+    check_whole,
+    public,
+    scalar_or_array,
+    single,
+)
 
 __all__ = [
     "COLLECTIVES",
@@ -182,16 +192,16 @@ def _collective(name) -> str:
     return found
 
 
-def _algorithm(collective: str, name) -> str:
-    """Canonical algorithm name, checked against what the collective supports."""
+def _algorithm(collective: str, name, param: str = "algorithm") -> str:
+    """Canonical algorithm name, checked against what the collective supports (``param`` names it)."""
     valid = ", ".join(map(repr, ALGORITHMS[collective]))
     if name is None:
         return ALGORITHMS[collective][0]
     if not isinstance(name, str):
-        raise TypeError(f"algorithm must be one of {valid} for {collective}; got {_describe(name)}")
+        raise TypeError(f"{param} must be one of {valid} for {collective}; got {_describe(name)}")
     found = _ALGORITHM_ALIASES.get(_squash(name))
     if found is None or found not in ALGORITHMS[collective]:
-        raise ValueError(f"algorithm must be one of {valid} for {collective}; got {_describe(name)}")
+        raise ValueError(f"{param} must be one of {valid} for {collective}; got {_describe(name)}")
     return found
 
 
@@ -213,6 +223,7 @@ def _check_power_of_two(collective, algorithm, p: np.ndarray) -> None:
             )
 
 
+@public
 def p2p_time(nbytes, alpha, beta):
     r"""Time to send one message of ``nbytes`` bytes: the alpha-beta (Hockney) model.
 
@@ -246,10 +257,11 @@ def p2p_time(nbytes, alpha, beta):
     n = check_nonnegative("nbytes", nbytes)
     a = check_nonnegative("alpha", alpha)
     b = check_nonnegative("beta", beta)
-    nb, ab, bb = check_broadcast(nbytes=n, alpha=a, beta=b)
-    return scalar_or_array(ab + nb * bb, n, a, b)
+    n, a, b = check_shapes(nbytes=n, alpha=a, beta=b)
+    return scalar_or_array(a + n * b)
 
 
+@public
 def half_performance_size(alpha, beta):
     r"""Message size at which latency and transfer take equally long: ``alpha / beta`` bytes.
 
@@ -276,10 +288,11 @@ def half_performance_size(alpha, beta):
     """
     a = check_nonnegative("alpha", alpha)
     b = check_positive("beta", beta)
-    ab, bb = check_broadcast(alpha=a, beta=b)
-    return scalar_or_array(ab / bb, a, b)
+    a, b = check_shapes(alpha=a, beta=b)
+    return scalar_or_array(a / b)
 
 
+@public
 def effective_bandwidth(nbytes, alpha, beta):
     r"""Bytes per second one message of ``nbytes`` achieves: ``n / (alpha + n beta)``.
 
@@ -303,10 +316,11 @@ def effective_bandwidth(nbytes, alpha, beta):
     n = check_positive("nbytes", nbytes)
     a = check_nonnegative("alpha", alpha)
     b = check_positive("beta", beta)
-    nb, ab, bb = check_broadcast(nbytes=n, alpha=a, beta=b)
-    return scalar_or_array(nb / (ab + nb * bb), n, a, b)
+    n, a, b = check_shapes(nbytes=n, alpha=a, beta=b)
+    return scalar_or_array(n / (a + n * b))
 
 
+@public
 def algorithms_for(collective, p=None):
     """Algorithms modelled for a collective, optionally only those that apply at ``p`` processes.
 
@@ -342,27 +356,43 @@ def algorithms_for(collective, p=None):
 
 def _terms(collective: str, algorithm: str, p: np.ndarray):
     """(k_alpha, k_beta, k_gamma) coefficient arrays for a canonical collective and algorithm."""
-    lg = np.log2(p)
-    clg = np.ceil(lg - 1e-12)          # exact for powers of two despite rounding in log2
-    f = (p - 1.0) / p
-    zero = np.zeros_like(p)
-    table = {
-        ("broadcast", "binomial_tree"): (clg, clg, zero),
-        ("broadcast", "scatter_allgather"): (clg + p - 1.0, 2.0 * f, zero),
-        ("reduce", "binomial_tree"): (clg, clg, clg),
-        ("reduce", "rabenseifner"): (2.0 * lg, 2.0 * f, f),
-        ("allgather", "ring"): (p - 1.0, f, zero),
-        ("allgather", "recursive_doubling"): (lg, f, zero),
-        ("reduce_scatter", "ring"): (p - 1.0, f, f),
-        ("reduce_scatter", "recursive_halving"): (lg, f, f),
-        ("allreduce", "ring"): (2.0 * (p - 1.0), 2.0 * f, f),
-        ("allreduce", "binomial_tree"): (2.0 * clg, 2.0 * clg, clg),
-        ("allreduce", "recursive_doubling"): (lg, lg, lg),
-        ("allreduce", "rabenseifner"): (2.0 * lg, 2.0 * f, f),
-    }
-    return table[(collective, algorithm)]
+    return _TERMS[(collective, algorithm)](p)
 
 
+def _lg(p):
+    return np.log2(p)
+
+
+def _clg(p):
+    return np.ceil(np.log2(p) - 1e-12)          # exact for powers of two despite rounding in log2
+
+
+def _f(p):
+    return (p - 1.0) / p
+
+
+def _zero(p):
+    return np.zeros_like(p)
+
+
+#: (k_alpha, k_beta, k_gamma) of each (collective, algorithm), computed only for the pair asked for.
+_TERMS = {
+    ("broadcast", "binomial_tree"): lambda p: (_clg(p), _clg(p), _zero(p)),
+    ("broadcast", "scatter_allgather"): lambda p: (_clg(p) + p - 1.0, 2.0 * _f(p), _zero(p)),
+    ("reduce", "binomial_tree"): lambda p: (_clg(p), _clg(p), _clg(p)),
+    ("reduce", "rabenseifner"): lambda p: (2.0 * _lg(p), 2.0 * _f(p), _f(p)),
+    ("allgather", "ring"): lambda p: (p - 1.0, _f(p), _zero(p)),
+    ("allgather", "recursive_doubling"): lambda p: (_lg(p), _f(p), _zero(p)),
+    ("reduce_scatter", "ring"): lambda p: (p - 1.0, _f(p), _f(p)),
+    ("reduce_scatter", "recursive_halving"): lambda p: (_lg(p), _f(p), _f(p)),
+    ("allreduce", "ring"): lambda p: (2.0 * (p - 1.0), 2.0 * _f(p), _f(p)),
+    ("allreduce", "binomial_tree"): lambda p: (2.0 * _clg(p), 2.0 * _clg(p), _clg(p)),
+    ("allreduce", "recursive_doubling"): lambda p: (_lg(p), _lg(p), _lg(p)),
+    ("allreduce", "rabenseifner"): lambda p: (2.0 * _lg(p), 2.0 * _f(p), _f(p)),
+}
+
+
+@public
 def collective_cost_terms(collective, p, algorithm=None):
     r"""Coefficients ``(k_alpha, k_beta, k_gamma)`` of a collective's cost.
 
@@ -410,6 +440,7 @@ def collective_cost_terms(collective, p, algorithm=None):
     return tuple(scalar_or_array(x, pp) for x in (a, b, c))
 
 
+@public
 def collective_time(collective, nbytes, p, alpha, beta, gamma=0.0, algorithm=None):
     r"""Time of a collective operation under the alpha-beta-gamma model (Thakur et al. 2005).
 
@@ -478,6 +509,7 @@ def collective_time(collective, nbytes, p, alpha, beta, gamma=0.0, algorithm=Non
     return scalar_or_array(ta * ab + tb * nb * bb + tc * nb * gb, n, pp, a, b, g)
 
 
+@public
 def collective_times(collective, nbytes, p, alpha, beta, gamma=0.0):
     """The time of every algorithm that applies at ``p`` processes, as a dict.
 
@@ -508,6 +540,7 @@ def collective_times(collective, nbytes, p, alpha, beta, gamma=0.0):
     return {alg: collective_time(collective, nbytes, p, alpha, beta, gamma, algorithm=alg) for alg in names}
 
 
+@public
 def collective_lower_bound(collective, nbytes, p, alpha, beta, gamma=0.0):
     r"""A lower bound on the time of any algorithm for the collective (Chan et al. 2007).
 
@@ -568,6 +601,7 @@ def collective_lower_bound(collective, nbytes, p, alpha, beta, gamma=0.0):
     return scalar_or_array(clg * ab + bw * nb * bb + red * nb * gb, n, pp, a, b, g)
 
 
+@public
 def best_algorithm(collective, nbytes, p, alpha, beta, gamma=0.0):
     """The fastest algorithm under the model for these parameters.
 
@@ -606,6 +640,7 @@ def best_algorithm(collective, nbytes, p, alpha, beta, gamma=0.0):
     return str(winner) if winner.ndim == 0 else winner
 
 
+@public
 def crossover_size(collective, algorithm_a, algorithm_b, p, alpha, beta, gamma=0.0):
     r"""The message size at which two algorithms cost the same.
 
@@ -642,13 +677,12 @@ def crossover_size(collective, algorithm_a, algorithm_b, p, alpha, beta, gamma=0
     7.44
     """
     coll = _collective(collective)
-    alg_a, alg_b = _algorithm(coll, algorithm_a), _algorithm(coll, algorithm_b)
-    pp = check_whole("p", p)
-    if pp.ndim != 0:
-        raise ValueError(f"p must be a single whole number here; got an array of shape {pp.shape}")
-    alpha = float(check_nonnegative("alpha", alpha))
-    beta = float(check_nonnegative("beta", beta))
-    gamma = float(check_nonnegative("gamma", gamma))
+    alg_a = _algorithm(coll, algorithm_a, "algorithm_a")
+    alg_b = _algorithm(coll, algorithm_b, "algorithm_b")
+    pp = check_whole("p", check_scalar("p", p))
+    alpha = single(check_nonnegative, "alpha", alpha)
+    beta = single(check_nonnegative, "beta", beta)
+    gamma = single(check_nonnegative, "gamma", gamma)
     for alg in (alg_a, alg_b):
         _check_power_of_two(coll, alg, pp)
     a1, b1, c1 = (float(x) for x in _terms(coll, alg_a, pp))
@@ -692,6 +726,7 @@ def _cluster(nbytes, nodes, per_node, alpha_intra, beta_intra, alpha_inter, beta
     return out, tuple(values.values())
 
 
+@public
 def multiring_allreduce_time(nbytes, nodes, per_node, alpha_intra, beta_intra, alpha_inter, beta_inter,
                              gamma=0.0, nics=None):
     r"""Flat ring all-reduce over ``nodes`` nodes of ``per_node`` devices, rings laid out node by node.
@@ -775,6 +810,7 @@ def multiring_allreduce_time(nbytes, nodes, per_node, alpha_intra, beta_intra, a
     return scalar_or_array(total, *inputs)
 
 
+@public
 def hierarchical_allreduce_time(nbytes, nodes, per_node, alpha_intra, beta_intra, alpha_inter, beta_inter,
                                 gamma=0.0, nics=None):
     r"""All-reduce over ``nodes`` nodes of ``per_node`` devices, in three ring phases, one after another.
@@ -858,6 +894,7 @@ def hierarchical_allreduce_time(nbytes, nodes, per_node, alpha_intra, beta_intra
     return scalar_or_array(total, *inputs)
 
 
+@public
 def bus_bandwidth_factor(collective, p):
     r"""The NCCL tests' factor from algorithm bandwidth to bus bandwidth.
 
@@ -905,14 +942,16 @@ def bus_bandwidth_factor(collective, p):
     >>> bus_bandwidth_factor("broadcast", 8)
     1.0
     """
-    coll = _collective(collective)
-    pp = check_whole("p", p)
+    return scalar_or_array(_bus_factor(_collective(collective), check_whole("p", p)))
+
+
+def _bus_factor(coll: str, pp):
     f = (pp - 1.0) / pp
-    factor = {"allreduce": 2.0 * f, "reduce_scatter": f, "allgather": f,
-              "broadcast": np.ones_like(f), "reduce": np.ones_like(f)}[coll]
-    return scalar_or_array(factor, pp)
+    return {"allreduce": 2.0 * f, "reduce_scatter": f, "allgather": f,
+            "broadcast": np.ones_like(f), "reduce": np.ones_like(f)}[coll]
 
 
+@public
 def algorithm_bandwidth(nbytes, seconds):
     """The NCCL tests' algorithm bandwidth: bytes of the buffer divided by the time, ``n / t``.
 
@@ -935,10 +974,11 @@ def algorithm_bandwidth(nbytes, seconds):
     """
     n = check_nonnegative("nbytes", nbytes)
     t = check_positive("seconds", seconds)
-    nb, tb = check_broadcast(nbytes=n, seconds=t)
-    return scalar_or_array(nb / tb, n, t)
+    n, t = check_shapes(nbytes=n, seconds=t)
+    return scalar_or_array(n / t)
 
 
+@public
 def bus_bandwidth(collective, nbytes, seconds, p):
     """The NCCL tests' bus bandwidth: ``algorithm_bandwidth(n, t) * bus_bandwidth_factor(collective, p)``.
 
@@ -963,7 +1003,10 @@ def bus_bandwidth(collective, nbytes, seconds, p):
     >>> bus_bandwidth("allreduce", 1e9, 0.01, 8) / 1e9
     175.0
     """
-    factor = bus_bandwidth_factor(collective, p)
-    algbw = algorithm_bandwidth(nbytes, seconds)
-    return scalar_or_array(np.asarray(algbw) * np.asarray(factor), np.asarray(algbw), np.asarray(factor))
+    coll = _collective(collective)
+    n = check_nonnegative("nbytes", nbytes)
+    t = check_positive("seconds", seconds)
+    pp = check_whole("p", p)
+    n, t, pp = check_shapes(nbytes=n, seconds=t, p=pp)
+    return scalar_or_array((n / t) * _bus_factor(coll, pp))
 

@@ -62,6 +62,9 @@ from ._validate import (
     check_positive,
     check_scalar,
     check_whole,
+    checked_record,
+    public,
+    renamed,
     scalar_or_array,
     single,
     single_whole,
@@ -99,6 +102,7 @@ def _is_zero(value) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool) and value == 0
 
 
+@public
 def flops_per_token(n_params, n_layers=0, n_heads=0, head_dim=0, seq_len=0):
     r"""Training FLOPs per token of a dense transformer: :math:`6N + 12\,\ell\,a\,d_h L`.
 
@@ -153,6 +157,7 @@ def flops_per_token(n_params, n_layers=0, n_heads=0, head_dim=0, seq_len=0):
     return scalar_or_array(6.0 * nb + 12.0 * lb * hb * qb * tb, n, *parts)
 
 
+@public
 def mfu(tokens_per_second, flops_per_token, n_devices, peak_flops_per_device):
     r"""Model FLOPs utilization: model FLOPs done per second over the peak of the devices.
 
@@ -189,6 +194,7 @@ def mfu(tokens_per_second, flops_per_token, n_devices, peak_flops_per_device):
     return scalar_or_array(rb * cb / (nb * pb), r, c, n, p)
 
 
+@public
 def training_time(tokens, n_params, n_devices, flops_per_device, recompute=True):
     r"""Seconds to train on a number of tokens: :math:`8 N D_\text{tok}/(KX)`, or :math:`6 N D_\text{tok}/(KX)`.
 
@@ -238,6 +244,7 @@ def training_time(tokens, n_params, n_devices, flops_per_device, recompute=True)
     return scalar_or_array(factor * tb * nb / (kb * xb), t, n, k, x)
 
 
+@public
 def cost_per_million_tokens(price_per_device_hour, tokens_per_second_per_device, utilization=1.0):
     r"""Dollars (or any currency) per million tokens from an hourly price, a throughput and a utilization.
 
@@ -274,6 +281,7 @@ def cost_per_million_tokens(price_per_device_hour, tokens_per_second_per_device,
     return scalar_or_array(1e6 * pb / (SECONDS_PER_HOUR * rb * ub), p, r, u)
 
 
+@public
 def duty_cycle_cost_factor(duty_cycle):
     r"""How many times the benchmark cost per result a device costs when busy only part of the time: 1/U.
 
@@ -296,6 +304,7 @@ def duty_cycle_cost_factor(duty_cycle):
     return scalar_or_array(1.0 / u, u)
 
 
+@public
 def break_even_utilization(price_per_device_hour, tokens_per_second_per_device, api_price_per_million_tokens):
     r"""The utilization above which a self-hosted device is cheaper per token than an API.
 
@@ -332,6 +341,7 @@ def break_even_utilization(price_per_device_hour, tokens_per_second_per_device, 
     return scalar_or_array(1e6 * pb / (SECONDS_PER_HOUR * rb * ab), p, r, a)
 
 
+@public
 def devices_for_demand(demand_tokens_per_second, tokens_per_second_per_device, target_utilization=1.0):
     r"""Devices needed to serve a demand while running each at a target utilization.
 
@@ -383,6 +393,7 @@ def devices_for_demand(demand_tokens_per_second, tokens_per_second_per_device, t
     return count
 
 
+@public(allow_nan=True)   # NaN: the batch does not fit in memory
 def device_decode_rate(batch, n_params, context_tokens, device="A100 SXM 80GB", precision="bf16",
                        bytes_per_value=2.0, aspect_ratio=128.0):
     r"""Tokens/s of one device generating text for a batch of sequences, in a roofline estimate.
@@ -443,7 +454,8 @@ def device_decode_rate(batch, n_params, context_tokens, device="A100 SXM 80GB", 
     t = check_nonnegative("context_tokens", context_tokens)
     beta = check_positive("bytes_per_value", bytes_per_value)
     a = check_positive("aspect_ratio", aspect_ratio)
-    chip = get_accelerator(device)
+    with renamed(name="device"):
+        chip = get_accelerator(device)
     peak = chip.peak(precision)
     bb, nb, tb, betab, ab = check_broadcast(batch=b, n_params=n, context_tokens=t, bytes_per_value=beta,
                                             aspect_ratio=a)
@@ -459,6 +471,7 @@ def _cache_bytes_per_sequence(n_params, context_tokens, bytes_per_value, aspect_
     return 2.0 * (h / aspect_ratio) * h * context_tokens * bytes_per_value
 
 
+@public
 def max_decode_batch(n_params, context_tokens, device="A100 SXM 80GB", bytes_per_value=2.0, aspect_ratio=128.0):
     r"""The most sequences whose caches fit in a device's memory beside the weights.
 
@@ -497,12 +510,18 @@ def max_decode_batch(n_params, context_tokens, device="A100 SXM 80GB", bytes_per
     t = single(check_positive, "context_tokens", context_tokens)
     beta = single(check_positive, "bytes_per_value", bytes_per_value)
     a = single(check_positive, "aspect_ratio", aspect_ratio)
-    free = get_accelerator(device).memory_bytes - n * beta
+    with renamed(name="device"):
+        free = get_accelerator(device).memory_bytes - n * beta
     if free <= 0:
         return 0
-    return int(free // _cache_bytes_per_sequence(n, t, beta, a))
+    per_sequence = float(_cache_bytes_per_sequence(n, t, beta, a))
+    if not per_sequence > 0 or not free / per_sequence < 2**53:
+        raise ValueError(f"n_params, context_tokens and bytes_per_value give a cache of {per_sequence:g} bytes per sequence: "
+                         "the batch that fits would be unbounded (beyond 2**53)")
+    return int(free // per_sequence)
 
 
+@public(allow_nan=("batch_tokens", "efficiency", "cost_factor", "time_factor", "rho_dp"))   # NaN: does not fit
 def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=False, exposed_allreduce=False,
                         **layout_kwargs):
     r"""GPU-time and wall time to reach a target loss as a cluster grows: the critical-batch wall in money.
@@ -611,6 +630,7 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
     }
 
 
+@public(allow_nan=True)   # NaN: the layout does not fit
 def exposed_allreduce_fraction(layout, n_params, *, seq_len=2048, micro_batch=1, bytes_per_value=2.0,
                                achieved_flops=A100_ACHIEVED_FLOPS, gpus_per_node=8, alpha=5e-6,
                                intra_bandwidth=A100_NVLINK_BANDWIDTH, port_bandwidth=25e9):
@@ -700,8 +720,14 @@ def exposed_allreduce_fraction(layout, n_params, *, seq_len=2048, micro_batch=1,
     return max(0.0, t_ar - last) / step
 
 
+def _check_training_cost(run) -> None:
+    for name in run._fields:
+        single(check_positive, name, getattr(run, name))
+
+
+@checked_record(_check_training_cost)
 class TrainingCost(NamedTuple):
-    """Time and money of one training run (:func:`training_cost`)."""
+    """Time and money of one training run (:func:`training_cost`); every field finite and > 0."""
 
     flops: float  #: model FLOPs of the whole run
     compute_days: float  #: days of running at the given MFU, on all devices
@@ -716,6 +742,7 @@ class TrainingCost(NamedTuple):
                 f"${self.dollars:,.0f}, ${self.dollars_per_million_tokens:,.2f} per million tokens")
 
 
+@public
 def training_cost(n_params, tokens, n_devices, price_per_device_hour, *, device="H100 SXM 80GB", mfu=0.4,
                   utilization=1.0, precision="bf16"):
     r"""Days and dollars to train a model: the chapter's capstone calculator.
@@ -778,7 +805,8 @@ def training_cost(n_params, tokens, n_devices, price_per_device_hour, *, device=
     price = single(check_positive, "price_per_device_hour", price_per_device_hour)
     m = single(check_fraction, "mfu", mfu, open_low=True)
     u = single(check_fraction, "utilization", utilization, open_low=True)
-    peak = get_accelerator(device).peak(precision)
+    with renamed(name="device"):
+        peak = get_accelerator(device).peak(precision)
     flops = float(flops_per_token(n)) * d
     compute_seconds = flops / (k * m * peak)
     calendar_seconds = compute_seconds / u

@@ -50,15 +50,15 @@ real kernels are lower (Section 3.9 calls the ratio MFU).
 
 from __future__ import annotations
 
-import math
-import numbers
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
 
-from ._validate import check_choice
+import numpy as np
+
+from ._validate import check_choice, check_positive, public, renamed, single, single_whole
 
 __all__ = [
     "PRECISIONS",
@@ -101,23 +101,12 @@ def _describe(value: Any) -> str:
 
 def _positive_number(name: str, value: Any) -> float:
     """One finite real number > 0, returned as a float."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number > 0; got {_describe(value)}")
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite (no NaN or infinity); got {value}")
-    if value <= 0:
-        raise ValueError(f"{name} must be > 0; got {value:g}")
-    return value
+    return single(check_positive, name, value)
 
 
 def _whole_number(name: str, value: Any) -> int:
-    """One whole number >= 1, returned as an int."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a whole number >= 1; got {_describe(value)}")
-    if not math.isfinite(float(value)) or float(value) != int(value) or int(value) < 1:
-        raise ValueError(f"{name} must be a whole number >= 1; got {_describe(value)}")
-    return int(value)
+    """One whole number >= 1, returned as an int (at most 2**53, the largest a float holds exactly)."""
+    return single_whole(name, value, maximum=2**53, why="the largest count a float holds exactly")
 
 
 def _text(name: str, value: Any, *, allow_empty: bool = False) -> str:
@@ -734,6 +723,7 @@ _ALIASES = {
 _LOOKUP = {**{_key(name): name for name in CATALOG}, **_ALIASES}
 
 
+@public
 def get_accelerator(name: str | Accelerator) -> Accelerator:
     """Look up an accelerator of :data:`CATALOG` by name.
 
@@ -780,6 +770,7 @@ def get_accelerator(name: str | Accelerator) -> Accelerator:
     return CATALOG[found]
 
 
+@public
 def accelerator_table(precision: str = "bf16", names=None) -> list[dict]:
     """One row per accelerator, for printing or plotting, at one precision.
 
@@ -821,9 +812,10 @@ def accelerator_table(precision: str = "bf16", names=None) -> list[dict]:
     if names is None:
         devices = list(CATALOG.values())
     else:
-        if isinstance(names, (str, Accelerator)) or not hasattr(names, "__iter__"):
+        if isinstance(names, (str, Accelerator, dict)) or not hasattr(names, "__iter__") or np.ndim(names) != 1:
             raise TypeError(f"names must be a list of accelerator names; got {_describe(names)}")
-        devices = [get_accelerator(n) for n in names]
+        with renamed(name="names"):
+            devices = [get_accelerator(n) for n in names]
     rows = []
     for device in devices:
         has = precision in device.peak_flops

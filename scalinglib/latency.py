@@ -55,7 +55,10 @@ from ._validate import (
     check_fraction,
     check_nonnegative,
     check_positive,
+    check_size,
     check_whole,
+    checked_record,
+    public,
     scalar_or_array,
     single,
     single_whole,
@@ -85,6 +88,7 @@ __all__ = [
 _LITTLE_NAMES = ("arrival_rate", "time_in_system", "number_in_system")
 
 
+@public
 def littles_law(*, arrival_rate=None, time_in_system=None, number_in_system=None):
     r"""Little's law, :math:`N_\text{sys} = \lambda T_\text{sys}`: give any two of the three, get the third.
 
@@ -157,6 +161,7 @@ def _stable_rates(arrival_rate, service_rate):
     return lam, mu, lb, mb
 
 
+@public
 def mm1_mean_response(arrival_rate, service_rate):
     r"""Mean response time (queueing plus service) of an M/M/1 queue.
 
@@ -191,6 +196,7 @@ def mm1_mean_response(arrival_rate, service_rate):
     return scalar_or_array(1.0 / (mb - lb), lam, mu)
 
 
+@public
 def mmc_mean_response(arrival_rate, service_rate, servers):
     r"""Mean response time of an M/M/c queue: ``servers`` servers sharing one first-come, first-served queue.
 
@@ -211,7 +217,10 @@ def mmc_mean_response(arrival_rate, service_rate, servers):
     service_rate : float or array_like
         :math:`\mu`, requests per second one server completes, > 0.
     servers : int
-        :math:`c`, whole >= 1 (one number).
+        :math:`c`, whole from 1 to 1,000,000 (one number). Up to 64 servers the
+        Erlang B recursion runs term by term; above, one vectorised sum in
+        logarithms gives the same value (the time grows with ``servers`` times
+        the number of arrival rates, which together may be at most 20,000,000).
 
     Returns
     -------
@@ -235,7 +244,7 @@ def mmc_mean_response(arrival_rate, service_rate, servers):
     >>> mmc_mean_response(80.0, 100.0, 1) == mm1_mean_response(80.0, 100.0)
     True
     """
-    c = single_whole("servers", servers)
+    c = single_whole("servers", servers, maximum=MAX_SERVERS, why="a queue the Erlang sum handles in a second")
     lam = check_nonnegative("arrival_rate", arrival_rate)
     mu = check_positive("service_rate", service_rate)
     lb, mb = check_broadcast(arrival_rate=lam, service_rate=mu)
@@ -245,13 +254,43 @@ def mmc_mean_response(arrival_rate, service_rate, servers):
             f"arrival_rate must be < servers x service_rate ({c} x {mb[unstable].flat[0]:g}) for a stable "
             f"queue (utilization below 1); got arrival_rate {lb[unstable].flat[0]:g}")
     a = lb / mb
-    blocking = np.ones_like(a)          # Erlang B by its recursion, B(k) = a B(k-1) / (k + a B(k-1))
-    for k in range(1, c + 1):
-        blocking = a * blocking / (k + a * blocking)
+    if c > _ERLANG_LOOP:
+        check_size("arrival_rate and servers", np.size(a) * c, 20_000_000, "about a second of arithmetic",
+                   "values of arrival_rate x servers")
+    blocking = _erlang_b(c, a)
     wait = c * blocking / (c - a * (1 - blocking))         # Erlang C from Erlang B
-    return scalar_or_array(1.0 / mb + wait / (c * mb - lb), lam, mu)
+    return scalar_or_array(1.0 / mb + wait / (c * mb - lb))
 
 
+#: Servers up to which :func:`mmc_mean_response` runs the Erlang B recursion term by term; above
+#: it, one vectorised sum in logarithms (the same value to about 1e-13).
+_ERLANG_LOOP = 64
+#: The most servers :func:`mmc_mean_response` takes: its sum over a million terms takes about 50 ms.
+MAX_SERVERS = 1_000_000
+
+
+def _erlang_b(c: int, a):
+    """Erlang B, the blocking probability of c servers at offered load a (a scalar or an array)."""
+    if c <= _ERLANG_LOOP:
+        blocking = np.ones_like(a)      # the recursion B(k) = a B(k-1) / (k + a B(k-1))
+        for k in range(1, c + 1):
+            blocking = a * blocking / (k + a * blocking)
+        return blocking
+    # 1/B(c, a) = sum_{k=0}^{c} c! / (k! a^(c-k)) = sum_k exp(L_k - (c - k) ln a), L_k = ln(c!/k!)
+    logs = np.log(np.arange(1.0, c + 1.0))
+    big_l = np.concatenate((np.cumsum(logs[::-1])[::-1], [0.0]))
+    steps = np.arange(c, -1, -1, dtype=float)          # c - k
+    flat = np.atleast_1d(np.asarray(a, dtype=float)).ravel()
+    out = np.zeros_like(flat)
+    for i, load in enumerate(flat):
+        if load > 0:
+            r = big_l - steps * np.log(load)
+            top = r.max()
+            out[i] = np.exp(-(top + np.log(np.sum(np.exp(r - top)))))
+    return out.reshape(np.shape(a)) if np.ndim(a) else out[0]
+
+
+@public
 def mm1_response_percentile(q, arrival_rate, service_rate):
     r"""The q-quantile of the M/M/1 response time.
 
@@ -293,6 +332,7 @@ def mm1_response_percentile(q, arrival_rate, service_rate):
     return scalar_or_array(-np.log1p(-qb) / (mb - lb), qq, lam, mu)
 
 
+@public
 def kingman_mean_wait(utilization, mean_service, scv_service, scv_arrival=1.0):
     r"""Mean time a request waits in the queue of one server before its service starts.
 
@@ -351,8 +391,26 @@ def kingman_mean_wait(utilization, mean_service, scv_service, scv_arrival=1.0):
     return scalar_or_array(ub / (1.0 - ub) * (cab + csb) / 2.0 * sb, u, s, cs, ca)
 
 
+def _times(name, value) -> np.ndarray:
+    """A one-dimensional array of finite times >= 0."""
+    if not isinstance(value, np.ndarray):
+        raise TypeError(f"{name} must be a numpy array of times; got {type(value).__name__}")
+    if value.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional; got shape {value.shape}")
+    return check_nonnegative(name, value)
+
+
+def _check_queue_run(run) -> None:
+    for name in run._fields:
+        _times(name, getattr(run, name))
+    if not run.arrivals.shape == run.departures.shape == run.response.shape:
+        raise ValueError("arrivals, departures and response must have the same length; got "
+                         f"{run.arrivals.size}, {run.departures.size} and {run.response.size}")
+
+
+@checked_record(_check_queue_run)
 class QueueRun(NamedTuple):
-    """One simulated run of a first-come, first-served queue (seconds)."""
+    """One simulated run of a first-come, first-served queue (seconds, finite and >= 0)."""
 
     arrivals: np.ndarray  #: arrival time of each request, increasing
     departures: np.ndarray  #: departure time of each request (increasing too: first come, first served)
@@ -369,6 +427,18 @@ def _rng(seed):
     return np.random.default_rng(int(seed))
 
 
+#: Why the simulations' sizes are capped: a reader's typo must not hang the notebook.
+_NOTEBOOK = "a notebook-sized simulation"
+#: Requests of :func:`simulate_mm1` and :func:`simulate_hedged_requests` (about half a second).
+MAX_REQUESTS = 2_000_000
+#: Samples of :func:`sample_server_latency` (about half a second).
+MAX_SAMPLES = 5_000_000
+#: Largest log-normal shape of :func:`sample_server_latency`: at sigma = 10 the fast path already
+#: spans a factor e^20 (about 5e8) between its 2.5% and 97.5% quantiles; more would overflow to inf.
+MAX_SIGMA = 10.0
+
+
+@public
 def simulate_mm1(arrival_rate, service_rate, n_requests=100_000, seed=0):
     r"""Simulate an M/M/1 queue, first come first served, with a seeded generator.
 
@@ -385,7 +455,8 @@ def simulate_mm1(arrival_rate, service_rate, n_requests=100_000, seed=0):
         number each (an array is refused with a TypeError). An arrival rate of
         0 is refused here (no request would ever arrive).
     n_requests : int, optional
-        Requests to simulate, whole >= 1 (default 100,000).
+        Requests to simulate, whole from 1 to 2,000,000 (default 100,000; the
+        largest takes about half a second).
     seed : int or numpy.random.Generator, optional
         Seed of ``numpy.random.default_rng`` (default 0): the same seed gives
         the same run.
@@ -403,7 +474,7 @@ def simulate_mm1(arrival_rate, service_rate, n_requests=100_000, seed=0):
     lam = single(check_positive, "arrival_rate", arrival_rate)
     mu = single(check_positive, "service_rate", service_rate)
     _stable_rates(lam, mu)
-    n = single_whole("n_requests", n_requests)
+    n = single_whole("n_requests", n_requests, maximum=MAX_REQUESTS, why=_NOTEBOOK)
     rng = _rng(seed)
     gaps = rng.exponential(1.0 / lam, n)
     service = rng.exponential(1.0 / mu, n)
@@ -520,6 +591,7 @@ def _summarise(results, name):
                        out(values.max(axis=0)), values)
 
 
+@public
 def fanout_slow_probability(p_slow, n):
     r"""Chance that a request fanned out to n servers meets at least one slow one.
 
@@ -561,6 +633,7 @@ def fanout_slow_probability(p_slow, n):
     return scalar_or_array(prob, p, k)
 
 
+@public
 def sample_server_latency(n, seed=0, *, median=0.010, sigma=0.3, p_slow=0.02, slow_mean=0.3):
     r"""Response times of a healthy server with occasional hiccups (seconds).
 
@@ -581,11 +654,12 @@ def sample_server_latency(n, seed=0, *, median=0.010, sigma=0.3, p_slow=0.02, sl
     Parameters
     ----------
     n : int
-        Number of samples, whole >= 1.
+        Number of samples, whole from 1 to 5,000,000.
     seed : int or numpy.random.Generator, optional
         Seed of ``numpy.random.default_rng`` (default 0).
     median, sigma, slow_mean : float, optional
-        Seconds, seconds-free shape, seconds; each > 0.
+        Seconds, seconds-free shape, seconds; each > 0, and ``sigma`` at most 10
+        (beyond it the fast path's spread overflows to infinite latencies).
     p_slow : float, optional
         Probability of a hiccup, in [0, 1].
 
@@ -600,9 +674,12 @@ def sample_server_latency(n, seed=0, *, median=0.010, sigma=0.3, p_slow=0.02, sl
     >>> [round(float(np.quantile(x, q)) * 1e3) for q in (0.5, 0.99)]    # ms
     [10, 224]
     """
-    count = single_whole("n", n)
+    count = single_whole("n", n, maximum=MAX_SAMPLES, why=_NOTEBOOK)
     m = single(check_positive, "median", median)
     s = single(check_positive, "sigma", sigma)
+    if s > MAX_SIGMA:
+        raise ValueError(f"sigma must be <= {MAX_SIGMA:g} (a log-normal shape past it overflows to infinite "
+                         f"latencies); got {s:g}")
     p = single(check_fraction, "p_slow", p_slow)
     tail = single(check_positive, "slow_mean", slow_mean)
     rng = _rng(seed)
@@ -611,6 +688,15 @@ def sample_server_latency(n, seed=0, *, median=0.010, sigma=0.3, p_slow=0.02, sl
     return fast + np.where(hiccup, rng.exponential(tail, count), 0.0)
 
 
+def _check_hedge_result(run) -> None:
+    baseline, hedged = _times("baseline", run.baseline), _times("hedged", run.hedged)
+    if baseline.shape != hedged.shape:
+        raise ValueError(f"baseline and hedged must have the same length; got {baseline.size} and {hedged.size}")
+    single(check_nonnegative, "delay", run.delay)
+    single(check_fraction, "extra_load", run.extra_load)
+
+
+@checked_record(_check_hedge_result)
 class HedgeResult(NamedTuple):
     """Outcome of :func:`simulate_hedged_requests` (seconds, and a fraction)."""
 
@@ -620,6 +706,7 @@ class HedgeResult(NamedTuple):
     extra_load: float  #: second copies sent per request (copies, not server-seconds): the share pending at ``delay``
 
 
+@public
 def simulate_hedged_requests(n_requests=200_000, hedge_quantile=0.95, seed=0, *, delay=None, **latency):
     r"""Seeded simulation of hedged requests (Dean and Barroso 2013), on replicas with spare capacity.
 
@@ -649,7 +736,7 @@ def simulate_hedged_requests(n_requests=200_000, hedge_quantile=0.95, seed=0, *,
     Parameters
     ----------
     n_requests : int, optional
-        Requests simulated, whole >= 1 (default 200,000).
+        Requests simulated, whole from 1 to 2,000,000 (default 200,000).
     hedge_quantile : float, optional
         Quantile of the latency at which to hedge, in (0, 1); ignored when
         ``delay`` is given.
@@ -683,7 +770,7 @@ def simulate_hedged_requests(n_requests=200_000, hedge_quantile=0.95, seed=0, *,
     >>> bool(np.all(r.hedged <= r.baseline))    # a hedge never makes a request slower here
     True
     """
-    n = single_whole("n_requests", n_requests)
+    n = single_whole("n_requests", n_requests, maximum=MAX_REQUESTS, why=_NOTEBOOK)
     rng = _rng(seed)
     if delay is None:
         q = single(check_fraction, "hedge_quantile", hedge_quantile, open_low=True, open_high=True)
@@ -697,10 +784,27 @@ def simulate_hedged_requests(n_requests=200_000, hedge_quantile=0.95, seed=0, *,
     return HedgeResult(primary, hedged, d, float(np.mean(primary > d)))
 
 
+#: Requests of :func:`simulate_replicas`, an event-driven loop in Python (one to two seconds at the cap).
+MAX_REPLICA_REQUESTS = 500_000
+#: Servers of :func:`simulate_replicas`.
+MAX_REPLICA_SERVERS = 10_000
+
 #: A run whose second half has a mean response this many times the first half's is taken as drifting.
 DRIFT_LIMIT = 1.5
 
 
+def _check_replica_run(run) -> None:
+    _times("response", run.response)
+    check_choice("policy", run.policy, _POLICIES)
+    single(check_fraction, "utilization", run.utilization, open_low=True, open_high=True)
+    if not (isinstance(run.delay, float) and run.delay == float("inf")):   # inf: no second copy is sent
+        single(check_nonnegative, "delay", run.delay)
+    for name in ("copies", "extra_work", "busy", "drift"):
+        single(check_nonnegative, name, getattr(run, name))
+    check_flag("steady", run.steady)
+
+
+@checked_record(_check_replica_run)
 class ReplicaRun(NamedTuple):
     """Outcome of :func:`simulate_replicas` (seconds, and fractions)."""
 
@@ -810,6 +914,7 @@ def _replica_queues(policy, arrivals, where, service, delay, n_servers):
     return np.asarray(finish), done_work, cancelled_work, copies
 
 
+@public(allow_inf=("delay",))
 def simulate_replicas(utilization, policy="none", n_servers=10, n_requests=50_000, seed=0, *,
                       delay=None, hedge_quantile=0.95, service_time=0.010, same_work=True, warmup=0.1):
     r"""Seeded simulation of replicated servers with queues: random routing, the shorter of two queues, hedged or tied requests.
@@ -875,9 +980,10 @@ def simulate_replicas(utilization, policy="none", n_servers=10, n_requests=50_00
         steady state, ``steady=False``).
     policy : {"none", "two_choices", "hedged", "tied"}, optional
     n_servers : int, optional
-        Servers, whole >= 2 (default 10).
+        Servers, whole from 2 to 10,000 (default 10).
     n_requests : int, optional
-        Requests simulated, whole >= 1 (default 50,000; about 0.1 s).
+        Requests simulated, whole from 1 to 500,000 (default 50,000; about 0.2 s,
+        twice that for ``"hedged"`` without ``delay``).
     seed : int or numpy.random.Generator, optional
         Seed of ``numpy.random.default_rng`` (default 0). Every policy uses the
         same arrivals, servers and service times for the same seed.
@@ -935,8 +1041,9 @@ def simulate_replicas(utilization, policy="none", n_servers=10, n_requests=50_00
     """
     u = single(check_fraction, "utilization", utilization, open_low=True, open_high=True)
     kind = check_choice("policy", policy, _POLICIES)
-    servers = single_whole("n_servers", n_servers, minimum=2)
-    n = single_whole("n_requests", n_requests)
+    servers = single_whole("n_servers", n_servers, minimum=2, maximum=MAX_REPLICA_SERVERS, why=_NOTEBOOK)
+    n = single_whole("n_requests", n_requests, maximum=MAX_REPLICA_REQUESTS,
+                     why="a notebook-sized simulation: each request is an event of a Python loop")
     mean = single(check_positive, "service_time", service_time)
     same = check_flag("same_work", same_work)
     drop = single(check_fraction, "warmup", warmup, open_high=True)
@@ -948,6 +1055,9 @@ def simulate_replicas(utilization, policy="none", n_servers=10, n_requests=50_00
         q = single(check_fraction, "hedge_quantile", hedge_quantile, open_low=True, open_high=True)
     rng = _rng(seed)
     arrivals = np.cumsum(rng.exponential(mean / (servers * u), n))
+    if not np.isfinite(arrivals[-1]):
+        raise ValueError(f"utilization {u:g} and service_time {mean:g} s put the arrivals beyond what a float "
+                         "holds (the run would last longer than 1e308 s)")
     primary = rng.integers(0, servers, n)
     second = (primary + rng.integers(1, servers, n)) % servers      # another server, uniformly
     work = rng.exponential(mean, (n, 2))
@@ -976,6 +1086,7 @@ def simulate_replicas(utilization, policy="none", n_servers=10, n_requests=50_00
 _HARMONIC_MAX = 10_000_000
 
 
+@public
 def harmonic_number(n):
     r"""The harmonic number :math:`H_n = \sum_{i=1}^{n} 1/i` (:math:`H_0 = 0`).
 
@@ -1005,6 +1116,7 @@ def harmonic_number(n):
     return scalar_or_array(table[k.astype(int)], k)
 
 
+@public
 def expected_slowest_step(k, base_time, jitter, backups=0):
     r"""Expected time of a synchronous step over k workers, each with exponential jitter.
 
@@ -1069,8 +1181,11 @@ def expected_slowest_step(k, base_time, jitter, backups=0):
 
 
 _JITTER_MODELS = ("exponential", "gaussian")
+#: Random delays one :func:`simulate_slowest_step` may draw, (k + backups) x n_steps (about a second).
+MAX_DRAWS = 50_000_000
 
 
+@public
 def simulate_slowest_step(k, base_time, jitter, n_steps=10_000, seed=0, *, model="exponential", backups=0):
     r"""Seeded Monte-Carlo of synchronous step times over k workers.
 
@@ -1078,8 +1193,13 @@ def simulate_slowest_step(k, base_time, jitter, n_steps=10_000, seed=0, *, model
     mean ``jitter`` (``model="exponential"``, the model of
     :func:`expected_slowest_step`), or normal with standard deviation
     ``jitter`` (``model="gaussian"``; a worker can then be faster than
+    ``base_time``, but never finishes before it starts: a worker's time is
+    truncated at zero, which matters only when ``jitter`` is a sizeable part of
     ``base_time``). A step lasts until k of the k + ``backups`` workers are done.
     Every argument is one number (an array is refused with a TypeError).
+    The random delays drawn, ``(k + backups) x n_steps``, may number at most
+    50,000,000 (about a second; 4,096 workers over the default 10,000 steps
+    fit), and ``k + backups`` at most 10,000,000.
 
     Parameters
     ----------
@@ -1107,12 +1227,15 @@ def simulate_slowest_step(k, base_time, jitter, n_steps=10_000, seed=0, *, model
     >>> round(float(steps.mean()), 2), round(expected_slowest_step(64, 1.0, 0.05), 2)
     (1.24, 1.24)
     """
-    kk = single_whole("k", k)
+    kk = single_whole("k", k, maximum=_HARMONIC_MAX, why=_NOTEBOOK)
     t0 = single(check_nonnegative, "base_time", base_time)
     tau = single(check_nonnegative, "jitter", jitter)
-    steps = single_whole("n_steps", n_steps)
-    b = single_whole("backups", backups, minimum=0)
+    steps = single_whole("n_steps", n_steps, maximum=MAX_DRAWS, why=_NOTEBOOK)
+    b = single_whole("backups", backups, minimum=0, maximum=_HARMONIC_MAX, why=_NOTEBOOK)
     kind = check_choice("model", model, _JITTER_MODELS)
+    check_size("k + backups", kk + b, _HARMONIC_MAX, _NOTEBOOK, f"k {kk:,} + backups {b:,} workers")
+    check_size("(k + backups) x n_steps", (kk + b) * steps, MAX_DRAWS, _NOTEBOOK,
+               f"({kk:,} + {b:,}) x {steps:,} random delays")
     rng = _rng(seed)
     width = kk + b
     rows = max(1, 2_000_000 // width)   # draw in chunks of about two million numbers
@@ -1126,4 +1249,6 @@ def simulate_slowest_step(k, base_time, jitter, n_steps=10_000, seed=0, *, model
         # the step ends when the k-th fastest worker finishes
         kth = np.partition(delays, kk - 1, axis=1)[:, kk - 1] if b else delays.max(axis=1)
         out[start:start + m] = t0 + kth
+    if kind == "gaussian":      # a worker cannot finish before it starts: its time is truncated at zero
+        np.maximum(out, 0.0, out=out)
     return out

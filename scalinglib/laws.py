@@ -12,7 +12,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import check_broadcast, check_fraction, check_positive, check_whole, scalar_or_array
+from ._validate import (
+    check_1d,
+    check_broadcast,
+    check_fraction,
+    check_positive,
+    check_same_length,
+    check_shapes,
+    check_whole,
+    public,
+    scalar_or_array,
+)
 
 __all__ = [
     "amdahl_time",
@@ -29,11 +39,12 @@ __all__ = [
 
 def _f_and_k(f, k):
     f_arr = check_fraction("f", f)
-    k_arr = check_whole("k", k)
-    fb, kb = check_broadcast(f=f_arr, k=k_arr)
-    return f_arr, k_arr, fb, kb
+    k_arr = check_whole("k", k, keep_int=True)
+    f_arr, k_arr = check_shapes(f=f_arr, k=k_arr)
+    return f_arr, k_arr
 
 
+@public(checked=False)   # f or s in [0, 1] and k >= 1 keep the result finite and >= 0
 def amdahl_time(f, k):
     r"""Run time on K workers when T(1) = 1 and a fraction ``f`` cannot be parallelised.
 
@@ -61,10 +72,11 @@ def amdahl_time(f, k):
     >>> amdahl_time(0.05, 2)
     0.525
     """
-    f_arr, k_arr, fb, kb = _f_and_k(f, k)
-    return scalar_or_array(fb + (1.0 - fb) / kb, f_arr, k_arr)
+    f_arr, k_arr = _f_and_k(f, k)
+    return scalar_or_array(f_arr + (1.0 - f_arr) / k_arr)
 
 
+@public(checked=False)   # f or s in [0, 1] and k >= 1 keep the result finite and >= 0
 def amdahl_speedup(f, k):
     r"""Amdahl's law: the speedup of a fixed job with serial fraction ``f`` on K workers.
 
@@ -98,10 +110,11 @@ def amdahl_speedup(f, k):
     >>> amdahl_speedup(0.0, [1, 2, 4])
     array([1., 2., 4.])
     """
-    f_arr, k_arr, fb, kb = _f_and_k(f, k)
-    return scalar_or_array(1.0 / (fb + (1.0 - fb) / kb), f_arr, k_arr)
+    f_arr, k_arr = _f_and_k(f, k)
+    return scalar_or_array(1.0 / (f_arr + (1.0 - f_arr) / k_arr))
 
 
+@public(checked=False)   # f or s in [0, 1] and k >= 1 keep the result finite and >= 0
 def amdahl_efficiency(f, k):
     r"""Efficiency under Amdahl's law.
 
@@ -124,10 +137,11 @@ def amdahl_efficiency(f, k):
     >>> round(amdahl_efficiency(0.05, 16), 4)
     0.5714
     """
-    f_arr, k_arr, fb, kb = _f_and_k(f, k)
-    return scalar_or_array(1.0 / (kb * fb + 1.0 - fb), f_arr, k_arr)
+    f_arr, k_arr = _f_and_k(f, k)
+    return scalar_or_array(1.0 / (k_arr * f_arr + 1.0 - f_arr))
 
 
+@public(allow_inf=True)
 def amdahl_ceiling(f):
     r"""The speedup no number of workers can pass: the limit of S(K) as K grows.
 
@@ -152,9 +166,10 @@ def amdahl_ceiling(f):
     f_arr = check_fraction("f", f)
     with np.errstate(divide="ignore", over="ignore"):   # 1/f of a subnormal f is infinite, as it should be
         out = np.where(f_arr > 0, 1.0 / np.where(f_arr > 0, f_arr, 1.0), np.inf)
-    return scalar_or_array(out, f_arr)
+    return scalar_or_array(out)
 
 
+@public
 def largest_serial_fraction(target_efficiency, k):
     r"""The largest serial fraction that still keeps Amdahl efficiency at or above a target on K workers.
 
@@ -190,6 +205,7 @@ def largest_serial_fraction(target_efficiency, k):
     return scalar_or_array(out, e_arr, k_arr)
 
 
+@public(checked=False)   # f or s in [0, 1] and k >= 1 keep the result finite and >= 0
 def gustafson_speedup(s, k):
     r"""Gustafson's law: the scaled speedup of a job that grows with the number of workers.
 
@@ -233,10 +249,11 @@ def gustafson_speedup(s, k):
     """
     s_arr = check_fraction("s", s)
     k_arr = check_whole("k", k)
-    sb, kb = check_broadcast(s=s_arr, k=k_arr)
-    return scalar_or_array(sb + (1.0 - sb) * kb, s_arr, k_arr)   # this form cancels least when s is near 1
+    s_arr, k_arr = check_shapes(s=s_arr, k=k_arr)
+    return scalar_or_array(s_arr + (1.0 - s_arr) * k_arr)   # this form cancels least when s is near 1
 
 
+@public(checked=False)   # f or s in [0, 1] and k >= 1 keep the result finite and >= 0
 def scaled_serial_fraction(s, k):
     r"""Amdahl's serial fraction of the grown job that Gustafson's law describes.
 
@@ -271,10 +288,11 @@ def scaled_serial_fraction(s, k):
     """
     s_arr = check_fraction("s", s)
     k_arr = check_whole("k", k)
-    sb, kb = check_broadcast(s=s_arr, k=k_arr)
-    return scalar_or_array(sb / (sb + (1.0 - sb) * kb), s_arr, k_arr)
+    s_arr, k_arr = check_shapes(s=s_arr, k=k_arr)
+    return scalar_or_array(s_arr / (s_arr + (1.0 - s_arr) * k_arr))
 
 
+@public(signed=True)
 def karp_flatt(measured_speedup, k):
     r"""The experimentally determined serial fraction of Karp and Flatt.
 
@@ -318,8 +336,8 @@ def karp_flatt(measured_speedup, k):
     """
     s_arr = check_positive("measured_speedup", measured_speedup)
     k_arr = check_whole("k", k, minimum=2)
-    sb, kb = check_broadcast(measured_speedup=s_arr, k=k_arr)
-    return scalar_or_array((1.0 / sb - 1.0 / kb) / (1.0 - 1.0 / kb), s_arr, k_arr)
+    s_arr, k_arr = check_shapes(measured_speedup=s_arr, k=k_arr)
+    return scalar_or_array((1.0 / s_arr - 1.0 / k_arr) / (1.0 - 1.0 / k_arr))
 
 
 #: How far a speedup measured at K = 1 may stray from 1 (noise of a few percent) before a fit refuses it.
@@ -334,10 +352,9 @@ def _speedup_data(k, measured_speedup):
     """
     k_arr = check_whole("k", k)
     s_arr = check_positive("measured_speedup", measured_speedup)
-    if k_arr.ndim != 1 or s_arr.ndim != 1:
-        raise ValueError("k and measured_speedup must be one-dimensional lists of measurements")
-    if k_arr.shape != s_arr.shape:
-        raise ValueError(f"k and measured_speedup must have the same length; got {k_arr.size} and {s_arr.size}")
+    check_1d("k", k_arr)
+    check_1d("measured_speedup", s_arr)
+    check_same_length(k=k_arr, measured_speedup=s_arr)
     off = (k_arr == 1) & (np.abs(s_arr - 1.0) > _ONE_WORKER_TOLERANCE)
     if off.any():
         raise ValueError(f"measured_speedup at K=1 is {s_arr[off][0]:g}, expected about 1: "
@@ -345,6 +362,7 @@ def _speedup_data(k, measured_speedup):
     return k_arr, s_arr
 
 
+@public
 def fit_amdahl(k, measured_speedup):
     r"""Fit Amdahl's serial fraction to measured speedups by least squares.
 
@@ -388,4 +406,7 @@ def fit_amdahl(k, measured_speedup):
     if not np.any(x > 0):
         raise ValueError("k must include at least one measurement with 2 or more workers")
     y = k_arr / s_arr - 1.0
-    return float(np.clip(np.dot(x, y) / np.dot(x, x), 0.0, 1.0))
+    slope = np.dot(x, y) / np.dot(x, x)
+    if not np.isfinite(slope):
+        raise ValueError("k and measured_speedup are too large to fit: their products overflow a float")
+    return float(np.clip(slope, 0.0, 1.0))

@@ -45,10 +45,13 @@ import numpy as np
 
 from ._validate import (
     check_broadcast,
+    check_flag,
     check_fraction,
     check_nonnegative,
     check_positive,
     check_whole,
+    checked_record,
+    public,
     scalar_or_array,
     single,
     single_whole,
@@ -75,6 +78,7 @@ A100_ACHIEVED_FLOPS = 150e12
 A100_NVLINK_BANDWIDTH = 300e9
 
 
+@public
 def scaling_efficiency(comm_fraction):
     r"""Scaling efficiency from the communication fraction: the speedup got over the speedup paid for.
 
@@ -102,6 +106,7 @@ def scaling_efficiency(comm_fraction):
     return scalar_or_array(1.0 / (1.0 + cf), cf)
 
 
+@public
 def pipeline_bubble_fraction(stages, microbatches, chunks=1):
     r"""Idle time of a synchronous pipeline relative to its useful time.
 
@@ -149,6 +154,7 @@ def pipeline_bubble_fraction(stages, microbatches, chunks=1):
     return scalar_or_array((pb - 1.0) / (vb * mb), p, m, v)
 
 
+@public
 def tensor_parallel_comm_fraction(tp, hidden, achieved_flops=A100_ACHIEVED_FLOPS, link_bandwidth=A100_NVLINK_BANDWIDTH):
     r"""Tensor-parallel communication time as a fraction of layer compute time.
 
@@ -186,6 +192,7 @@ def tensor_parallel_comm_fraction(tp, hidden, achieved_flops=A100_ACHIEVED_FLOPS
     return scalar_or_array(2.0 / 9.0 * (tb - 1.0) * xb / (bwb * hb), t, h, x, bw)
 
 
+@public
 def hidden_size_for(n_params, aspect_ratio=128.0):
     r"""Hidden size of a GPT-style model of a given size, for a fixed width-to-depth ratio.
 
@@ -218,8 +225,30 @@ def hidden_size_for(n_params, aspect_ratio=128.0):
     return scalar_or_array(np.cbrt(ab * nb / 12.0), n, a)
 
 
+def _check_layout(lay) -> None:
+    single_whole("n_gpus", lay.n_gpus)
+    fits = check_flag("fits", lay.fits)
+    for name in ("dp", "tp", "pp", "dp_cap"):
+        single_whole(name, getattr(lay, name), minimum=1 if fits and name != "dp_cap" else 0)
+    for name in ("microbatches", "layers", "min_gpus"):
+        single_whole(name, getattr(lay, name))
+    check_flag("batch_over_limit", lay.batch_over_limit)
+    for name, check, options in (("batch_tokens", check_positive, {}), ("tp_fraction", check_nonnegative, {}),
+                                 ("bubble_fraction", check_nonnegative, {}),
+                                 ("efficiency", check_fraction, {"open_low": True})):
+        value = getattr(lay, name)
+        if not fits and isinstance(value, float) and value != value:     # NaN: no layout
+            continue
+        single(check, name, value, **options)
+
+
+@checked_record(_check_layout)
 class Layout(NamedTuple):
-    """One cluster split into data, tensor and pipeline parallelism, and what it costs."""
+    """One cluster split into data, tensor and pipeline parallelism, and what it costs.
+
+    Its fields are checked when it is made: counts are whole numbers, the batch, fractions and
+    efficiency finite (NaN only when ``fits`` is False).
+    """
 
     n_gpus: int
     #: False when the model cannot be laid out on this cluster: too few GPUs to hold it
@@ -241,10 +270,15 @@ class Layout(NamedTuple):
     batch_over_limit: bool
 
 
+#: Fields of a :class:`Layout` that are NaN when the model cannot be laid out (``fits`` False).
+_UNFIT_FIELDS = ("batch_tokens", "tp_fraction", "bubble_fraction", "efficiency")
+
+
 def _next_power_of_two(x: int) -> int:
     return 1 << max(0, int(np.ceil(np.log2(max(x, 1)))))
 
 
+@public(allow_nan=_UNFIT_FIELDS)
 def parallel_layout(
     n_gpus,
     n_params,
@@ -373,6 +407,11 @@ def parallel_layout(
         raise ValueError(f"gpus_per_node must be a power of two (1, 2, 4, 8, ...) so that tensor parallelism "
                          f"divides the cluster exactly; got {node}")
     single(check_fraction, "usable_fraction", usable_fraction, open_low=True)
+    if not isinstance(bytes_per_param, str):       # a preset name is checked by devices_to_hold
+        single(check_positive, "bytes_per_param", bytes_per_param)
+    single(check_positive, "device_memory_bytes", device_memory_bytes)
+    single(check_positive, "achieved_flops", achieved_flops)
+    single(check_positive, "link_bandwidth", link_bandwidth)
 
     hidden = float(hidden_size_for(n))
     if n_layers is None:
@@ -400,6 +439,7 @@ def parallel_layout(
     return Layout(g, True, dp, tp, pp, m, cap, float(dp * mb * m * s), tp_frac, bubble, eff, layers, mp_fit, over)
 
 
+@public(allow_nan=_UNFIT_FIELDS)
 def layout_sweep(n_gpus, n_params, global_batch_tokens, critical_batch_tokens, **kwargs):
     """Run :func:`parallel_layout` over a list of cluster sizes; return each field as an array.
 

@@ -26,6 +26,7 @@ from ._validate import (
     check_nonnegative,
     check_positive,
     check_whole,
+    public,
     scalar_or_array,
 )
 
@@ -50,10 +51,11 @@ def _bytes_per_param(value):
             raise ValueError(
                 f"bytes_per_param must be a number > 0 or one of {', '.join(map(repr, BYTES_PER_PARAM))}; got {value!r}"
             )
-        return np.asarray(BYTES_PER_PARAM[value])
+        return np.float64(BYTES_PER_PARAM[value])
     return check_positive("bytes_per_param", value)
 
 
+@public
 def model_bytes(n_params, bytes_per_param="train_mixed_adam"):
     r"""Bytes a model occupies: parameters times bytes per parameter.
 
@@ -82,6 +84,7 @@ def model_bytes(n_params, bytes_per_param="train_mixed_adam"):
     return scalar_or_array(nb * bb, n, bpp)
 
 
+@public
 def kv_cache_bytes(tokens, n_layers, n_kv_heads, head_dim, bytes_per_value=2.0):
     r"""Bytes of the key-value cache that a transformer keeps for ``tokens`` tokens.
 
@@ -126,6 +129,7 @@ def kv_cache_bytes(tokens, n_layers, n_kv_heads, head_dim, bytes_per_value=2.0):
     return scalar_or_array(2.0 * lb * hb * db * bb * tb, t, layers, heads, dim, b)
 
 
+@public
 def devices_to_hold(n_params, bytes_per_param, device_memory_bytes, usable_fraction=0.9, extra_bytes=0.0):
     r"""The smallest number of devices whose memory holds the model's state.
 
@@ -183,4 +187,5 @@ def devices_to_hold(n_params, bytes_per_param, device_memory_bytes, usable_fract
     # still fits in them, while a large count (1e25 parameters) is rounded up as the division says.
     excess = nb / room - (count - 1.0)
     count = np.where((count > 1.0) & (excess <= _FIT_TOLERANCE), count - 1.0, count)
-    return as_count("device count", count)
+    return as_count("device count", count,
+                    "(n_params x bytes_per_param + extra_bytes) / (usable_fraction x device_memory_bytes)")

@@ -5,11 +5,12 @@ All times are in seconds (any common unit works, since only ratios matter).
 
 from __future__ import annotations
 
-from ._validate import check_broadcast, check_positive, check_whole, scalar_or_array
+from ._validate import check_positive, check_shapes, check_whole, public, scalar_or_array
 
 __all__ = ["speedup", "efficiency", "weak_efficiency"]
 
 
+@public
 def speedup(t1, tk):
     r"""Speedup of a fixed job: how many times faster K workers finished it.
 
@@ -44,10 +45,11 @@ def speedup(t1, tk):
     """
     t1_arr = check_positive("t1", t1)
     tk_arr = check_positive("tk", tk)
-    a, b = check_broadcast(t1=t1_arr, tk=tk_arr)
-    return scalar_or_array(a / b, t1_arr, tk_arr)
+    t1_arr, tk_arr = check_shapes(t1=t1_arr, tk=tk_arr)
+    return scalar_or_array(t1_arr / tk_arr)
 
 
+@public
 def efficiency(t1, tk, k):
     r"""Parallel (strong-scaling) efficiency: the share of the K workers doing useful work.
 
@@ -83,10 +85,11 @@ def efficiency(t1, tk, k):
     t1_arr = check_positive("t1", t1)
     tk_arr = check_positive("tk", tk)
     k_arr = check_whole("k", k)
-    a, b, c = check_broadcast(t1=t1_arr, tk=tk_arr, k=k_arr)
-    return scalar_or_array(a / (c * b), t1_arr, tk_arr, k_arr)
+    t1_arr, tk_arr, k_arr = check_shapes(t1=t1_arr, tk=tk_arr, k=k_arr)
+    return scalar_or_array(t1_arr / (k_arr * tk_arr))
 
 
+@public
 def weak_efficiency(t1, tk):
     r"""Weak-scaling efficiency: did a K-times-larger job still finish in the time of the small one?
 
@@ -113,5 +116,5 @@ def weak_efficiency(t1, tk):
     """
     t1_arr = check_positive("t1", t1)
     tk_arr = check_positive("tk", tk)
-    a, b = check_broadcast(t1=t1_arr, tk=tk_arr)
-    return scalar_or_array(a / b, t1_arr, tk_arr)
+    t1_arr, tk_arr = check_shapes(t1=t1_arr, tk=tk_arr)
+    return scalar_or_array(t1_arr / tk_arr)

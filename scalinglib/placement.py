@@ -39,6 +39,7 @@ from ._validate import (
     check_nonnegative,
     check_positive,
     check_whole,
+    public,
     scalar_or_array,
     single,
     single_whole,
@@ -48,6 +49,7 @@ from .comm import multiring_allreduce_time
 __all__ = ["step_traffic", "tensor_parallel_ring_fraction"]
 
 
+@public
 def step_traffic(n_params, n_layers, hidden, *, seq_len=2048, micro_batch=1, microbatches=1, tp=1, pp=1, dp=1,
                  bytes_per_value=2.0):
     r"""Bytes each GPU sends per training step for tensor, pipeline and data parallelism, and its FLOPs.
@@ -111,6 +113,7 @@ def step_traffic(n_params, n_layers, hidden, *, seq_len=2048, micro_batch=1, mic
     return {"tp": float(tp_bytes), "pp": float(pp_bytes), "dp": float(dp_bytes), "flops": float(np.float64(flops))}
 
 
+@public
 def tensor_parallel_ring_fraction(tp, hidden, achieved_flops, intra_bandwidth, network_bandwidth, *,
                                   gpus_per_node=8, alpha=0.0, tokens=2048, bytes_per_value=2.0):
     r"""Tensor-parallel communication fraction with the all-reduces laid out as node-ordered rings.

@@ -19,6 +19,16 @@ import matplotlib
 import matplotlib.pyplot as plt
 from matplotlib.ticker import FuncFormatter, LogLocator
 
+from ._validate import (
+    check_axes,
+    check_choice,
+    check_figure,
+    check_flag,
+    check_frame,
+    check_size,
+    single_whole,
+)
+
 __all__ = [
     "COLORS",
     "LINESTYLES",
@@ -79,6 +89,12 @@ STYLE = {
 }
 
 
+#: Most rows, or columns, of axes :func:`new_figure` makes.
+MAX_GRID = 8
+#: Most pixels of an image :func:`figure_png` renders (4,000 x 4,000).
+MAX_SIDE_PIXELS = 4000
+
+
 @contextmanager
 def house_style():
     """Context manager applying the book's style to figures made inside it."""
@@ -92,9 +108,9 @@ def new_figure(ncols=1, nrows=1, *, width=None, height=3.2, **subplots_kw):
     Parameters
     ----------
     ncols, nrows : int
-        Grid of axes.
+        Grid of axes, each whole from 1 to 8 (a grid of 64 axes draws in about a second).
     width, height : float, optional
-        Size in inches; the width defaults to 4.8 per column.
+        Size in inches, each > 0 and at most 40; the width defaults to 4.8 per column.
     **subplots_kw
         Passed to :func:`matplotlib.pyplot.subplots`.
 
@@ -105,8 +121,11 @@ def new_figure(ncols=1, nrows=1, *, width=None, height=3.2, **subplots_kw):
     (1.0, 1.0, 1.0)
     >>> plt.close(fig)
     """
+    ncols = single_whole("ncols", ncols, maximum=MAX_GRID, why="a grid of axes that draws in about a second")
+    nrows = single_whole("nrows", nrows, maximum=MAX_GRID, why="a grid of axes that draws in about a second")
     if width is None:
         width = 4.8 * ncols
+    width, height, _ = check_frame(width, height, 80)
     with house_style():
         fig, axes = plt.subplots(nrows, ncols, figsize=(width, height), layout="constrained", **subplots_kw)
     return fig, axes
@@ -132,6 +151,8 @@ def _pow2_label(value, _pos):
 
 def log2_axis(ax, axis="x"):
     """Put a base-2 log scale with plain-number labels (1, 2, 4, ...) on ``axis`` ('x', 'y' or 'both')."""
+    check_axes("ax", ax)
+    axis = check_choice("axis", axis, ("x", "y", "both"))
     for name in ("x", "y") if axis == "both" else (axis,):
         target = ax.xaxis if name == "x" else ax.yaxis
         (ax.set_xscale if name == "x" else ax.set_yscale)("log", base=2)
@@ -147,7 +168,8 @@ def figure_png(fig, dpi=80, close=True, colors=None):
     ----------
     fig : matplotlib.figure.Figure
     dpi : int
-        Pixels per inch; the book's slider frames use 80.
+        Pixels per inch, 10 to 600; the book's slider frames use 80. Each side
+        of the image may be at most 4,000 pixels.
     close : bool
         Close the figure afterwards (default True) so frames do not pile up.
     colors : int, optional
@@ -159,6 +181,13 @@ def figure_png(fig, dpi=80, close=True, colors=None):
     -------
     bytes
     """
+    check_figure("fig", fig)
+    width, height = fig.get_size_inches()
+    dpi = check_frame(width, height, dpi, names=("the figure's width", "the figure's height", "dpi"))[2]
+    close = check_flag("close", close)
+    if colors is not None:
+        colors = single_whole("colors", colors, minimum=2, maximum=256, why="the colours of a PNG palette")
+    check_size("dpi", width * height * dpi * dpi, MAX_SIDE_PIXELS**2, "pixels of a notebook image", "pixels")
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
     if close:

@@ -55,7 +55,17 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import as_float_array, check_whole, single_whole
+from ._validate import (
+    as_float_array,
+    check_nonnegative,
+    check_positive,
+    check_whole,
+    checked_record,
+    least_squares,
+    public,
+    single,
+    single_whole,
+)
 
 __all__ = [
     "Timings",
@@ -87,8 +97,13 @@ class Timings(NamedTuple):
     seconds: np.ndarray  #: best seconds per call, per size
 
 
+def _check_rate_fit(fit) -> tuple[float, float]:
+    return single(check_nonnegative, "overhead", fit.overhead), single(check_positive, "rate", fit.rate)
+
+
+@checked_record(_check_rate_fit)
 class RateFit(NamedTuple):
-    """``t = overhead + amount / rate``."""
+    """``t = overhead + amount / rate`` (overhead finite and >= 0, rate finite and > 0)."""
 
     overhead: float  #: seconds per call that do not depend on the amount
     rate: float  #: amount per second (bytes/s or FLOP/s)
@@ -108,8 +123,18 @@ class RateSpread(NamedTuple):
         return 1.0 - self.worst / self.best
 
 
+def _check_alpha_beta(fit) -> tuple[float, float]:
+    alpha = single(check_nonnegative, "alpha", fit.alpha)
+    beta = single(check_positive, "beta", fit.beta)     # beta = 0 would be an infinitely fast link
+    if beta < 1e-300 or alpha / beta > 1e300:
+        raise ValueError(f"beta must be large enough that the bandwidth 1/beta and the half-performance size "
+                         f"alpha/beta stay finite; got alpha {alpha:g}, beta {beta:g}")
+    return alpha, beta
+
+
+@checked_record(_check_alpha_beta)
 class AlphaBeta(NamedTuple):
-    """``t = alpha + n beta`` for one message of n bytes."""
+    """``t = alpha + n beta`` for one message of n bytes (alpha finite and >= 0, beta finite and > 0)."""
 
     alpha: float  #: seconds per message
     beta: float  #: seconds per byte
@@ -178,10 +203,10 @@ def _timings(amount, seconds) -> tuple[np.ndarray, np.ndarray]:
     return x, t
 
 
-def _fit_line(x: np.ndarray, t: np.ndarray) -> tuple[float, float]:
+def _fit_line(x: np.ndarray, t: np.ndarray, names: str = "amount and seconds") -> tuple[float, float]:
     """Intercept >= 0 and slope of t = a + b x, minimising the squared relative residuals."""
     design = np.column_stack([1.0 / t, x / t])          # (a + b x) / t should be 1
-    (a, b), *_ = np.linalg.lstsq(design, np.ones_like(t), rcond=None)
+    a, b = least_squares(design, np.ones_like(t), names)
     if a < 0:                                          # a negative overhead is noise: refit through 0
         r = x / t
         a, b = 0.0, float(np.sum(r) / np.sum(r * r))
@@ -191,13 +216,14 @@ def _fit_line(x: np.ndarray, t: np.ndarray) -> tuple[float, float]:
 def _growing_line(x, t, name, what):
     """The fitted line ``t = a + b x``, refusing a slope that is zero, negative or mere rounding: the
     fitted time of the largest amount, ``b max(x)``, must be at least a millionth of its measured time."""
-    a, b = _fit_line(x, t)
+    a, b = _fit_line(x, t, f"{name} and seconds")
     largest = int(np.argmax(x))
     if b <= 0 or b * x[largest] <= 1e-6 * t[largest]:
         raise ValueError(f"seconds must grow with {name} to give {what}; these timings do not")
     return a, b
 
 
+@public
 def fit_rate(amount, seconds):
     r"""Fit ``t = t0 + amount / rate`` to timings and return the overhead and the rate.
 
@@ -244,6 +270,7 @@ def fit_rate(amount, seconds):
     return RateFit(a, 1.0 / b)
 
 
+@public
 def fit_alpha_beta(nbytes, seconds):
     r"""Fit the alpha-beta model ``t = alpha + n beta`` to one-way message times.
 
@@ -286,6 +313,7 @@ def fit_alpha_beta(nbytes, seconds):
     return AlphaBeta(a, b)
 
 
+@public
 def best_rate(amount, seconds) -> float:
     """The highest rate among the timings, ``max(amount / seconds)``: the measured peak.
 

@@ -31,7 +31,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import check_broadcast, check_choice, check_nonnegative, check_positive, check_whole, scalar_or_array
+from ._validate import (
+    check_broadcast,
+    check_choice,
+    check_nonnegative,
+    check_positive,
+    check_whole,
+    public,
+    scalar_or_array,
+)
 from .memory import _bytes_per_param
 
 __all__ = [
@@ -88,6 +96,7 @@ def precision_bytes(precision):
     return BYTES_PER_ELEMENT[check_choice("precision", precision, tuple(BYTES_PER_ELEMENT))]
 
 
+@public
 def attainable_flops(intensity, peak_flops, bandwidth):
     r"""The highest FLOP/s a kernel of a given arithmetic intensity can reach.
 
@@ -125,6 +134,7 @@ def attainable_flops(intensity, peak_flops, bandwidth):
     return scalar_or_array(np.minimum(pb, bb * ib), i, p, b)
 
 
+@public
 def ridge_point(peak_flops, bandwidth):
     r"""Arithmetic intensity where the memory roof meets the compute roof.
 
@@ -157,6 +167,7 @@ def ridge_point(peak_flops, bandwidth):
     return scalar_or_array(pb / bb, p, b)
 
 
+@public
 def arithmetic_intensity(flops, nbytes):
     """FLOPs per byte of memory traffic, ``flops / nbytes``.
 
@@ -182,6 +193,7 @@ def arithmetic_intensity(flops, nbytes):
     return scalar_or_array(wb / qb, w, q)
 
 
+@public
 def roofline_time(flops, nbytes, peak_flops, bandwidth):
     r"""Shortest time a kernel can take: the slower of its arithmetic and its memory traffic.
 
@@ -216,6 +228,7 @@ def roofline_time(flops, nbytes, peak_flops, bandwidth):
     return scalar_or_array(np.maximum(wb / pb, qb / bb), w, q, p, b)
 
 
+@public
 def roofline_regime(intensity, peak_flops, bandwidth):
     """``"memory-bound"`` below the ridge point, ``"compute-bound"`` at or above it.
 
@@ -243,6 +256,7 @@ def roofline_regime(intensity, peak_flops, bandwidth):
     return str(out) if all(np.ndim(x) == 0 for x in (i, p, b)) else out
 
 
+@public
 def elementwise_intensity(flops_per_element=1, arrays=3, bytes_per_element=2):
     r"""Intensity of an element-by-element kernel that touches ``arrays`` arrays once each.
 
@@ -286,6 +300,7 @@ def _gemm_dims(m, n, k):
     return (mm, nn, kk), check_broadcast(m=mm, n=nn, k=kk)
 
 
+@public
 def gemm_flops(m, n, k):
     """Operations of a matrix multiply ``C = A @ B`` with A of shape (m, k) and B of shape (k, n): ``2 m n k``.
 
@@ -311,6 +326,7 @@ def gemm_flops(m, n, k):
     return scalar_or_array(2.0 * mb * nb * kb, *raw)
 
 
+@public
 def gemm_bytes(m, n, k, bytes_per_element=2):
     """Compulsory memory traffic of ``C = A @ B``: read A and B once, write C once.
 
@@ -340,6 +356,7 @@ def gemm_bytes(m, n, k, bytes_per_element=2):
     return scalar_or_array(wb * (mb * kb + kb * nb + mb * nb), *raw, w)
 
 
+@public
 def gemm_intensity(m, n, k, bytes_per_element=2):
     r"""Arithmetic intensity of a matrix multiply, with compulsory traffic.
 
@@ -384,6 +401,7 @@ def _decode_args(batch, n_params, bytes_per_param, kv_bytes_per_seq):
     return (b, n, w, kv), check_broadcast(batch=b, n_params=n, bytes_per_param=w, kv_bytes_per_seq=kv)
 
 
+@public
 def decode_intensity(batch, n_params, bytes_per_param=2, kv_bytes_per_seq=0):
     r"""Arithmetic intensity of one decoding step of a language model serving ``batch`` sequences.
 
@@ -427,6 +445,7 @@ def decode_intensity(batch, n_params, bytes_per_param=2, kv_bytes_per_seq=0):
     return scalar_or_array(2.0 * n * b / (n * w + b * kv), *raw)
 
 
+@public
 def decode_time_terms(batch, n_params, peak_flops, bandwidth, bytes_per_param=2, kv_bytes_per_seq=0, *,
                       flops_per_token=None):
     r"""The two sides of a decoding step's roofline: arithmetic time and memory time.
@@ -472,6 +491,7 @@ def decode_time_terms(batch, n_params, peak_flops, bandwidth, bytes_per_param=2,
     return scalar_or_array(b * fb / pb, *inputs), scalar_or_array((n * w + b * kv) / bwb, *inputs)
 
 
+@public
 def decode_step_time(batch, n_params, peak_flops, bandwidth, bytes_per_param=2, kv_bytes_per_seq=0, *,
                      flops_per_token=None):
     r"""Roofline time of one decoding step for a batch: the larger of :func:`decode_time_terms`.
@@ -497,11 +517,14 @@ def decode_step_time(batch, n_params, peak_flops, bandwidth, bytes_per_param=2, 
     >>> decode_step_time(1, 8e9, 300e12, 2e12)
     0.008
     """
-    compute, memory = decode_time_terms(batch, n_params, peak_flops, bandwidth, bytes_per_param, kv_bytes_per_seq,
-                                        flops_per_token=flops_per_token)
-    return scalar_or_array(np.maximum(compute, memory), np.asarray(compute), np.asarray(memory))
+    compute, memory = decode_time_terms.__wrapped__(batch, n_params, peak_flops, bandwidth, bytes_per_param,
+                                                    kv_bytes_per_seq, flops_per_token=flops_per_token)
+    if type(compute) is float and type(memory) is float:
+        return max(compute, memory)
+    return scalar_or_array(np.maximum(compute, memory))
 
 
+@public
 def decode_tokens_per_second(batch, n_params, peak_flops, bandwidth, bytes_per_param=2, kv_bytes_per_seq=0, *,
                              flops_per_token=None):
     """Tokens generated per second at a batch size: ``batch / decode_step_time(...)``.
@@ -527,11 +550,10 @@ def decode_tokens_per_second(batch, n_params, peak_flops, bandwidth, bytes_per_p
     >>> round(decode_tokens_per_second(64, 7e9, 312e12, 2.039e12) / t1, 6)
     64.0
     """
-    t = decode_step_time(batch, n_params, peak_flops, bandwidth, bytes_per_param, kv_bytes_per_seq,
-                         flops_per_token=flops_per_token)
-    t = np.asarray(t)
+    t = decode_step_time.__wrapped__(batch, n_params, peak_flops, bandwidth, bytes_per_param, kv_bytes_per_seq,
+                                     flops_per_token=flops_per_token)
     b = check_positive("batch", batch)
-    return scalar_or_array(b / t, b, t)
+    return scalar_or_array(b / t)
 
 
 def decode_ridge_batch(peak_flops, bandwidth, bytes_per_param=2):

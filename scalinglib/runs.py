@@ -34,7 +34,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from ._validate import check_broadcast, check_flag, check_whole, scalar_or_array
+from ._validate import (
+    _describe,
+    check_broadcast,
+    check_flag,
+    check_fraction,
+    check_positive,
+    check_text,
+    check_whole,
+    public,
+    scalar_or_array,
+    single,
+    single_whole,
+)
 from .cost import flops_per_token, mfu
 from .hardware import get_accelerator
 
@@ -112,6 +124,22 @@ class PublishedRun:
     notes: str = field(default="", repr=False)
 
     def __post_init__(self) -> None:
+        for name in ("name", "device", "throughput_as_published"):
+            check_text(name, getattr(self, name))
+        check_text("notes", self.notes, allow_empty=True)
+        for name in ("n_params", "peak_flops_per_device", "tokens_per_second_per_device"):
+            single(check_positive, name, getattr(self, name))
+        for name in ("n_layers", "n_heads", "head_dim", "seq_len"):
+            single_whole(name, getattr(self, name))
+        if self.n_devices is not None:
+            single_whole("n_devices", self.n_devices, maximum=2**53, why="the largest count a float holds exactly")
+        single_whole("reported_digits", self.reported_digits, minimum=0, maximum=10, why="decimals of a percentage")
+        single(check_fraction, "reported_mfu", self.reported_mfu, open_low=True)
+        for name in ("reported_mfu_without_attention", "reported_hfu"):
+            if getattr(self, name) is not None:
+                single(check_fraction, name, getattr(self, name), open_low=True)
+        if not isinstance(self.sources, Mapping):
+            raise TypeError(f"sources must be a mapping of field name to source; got {type(self.sources).__name__}")
         object.__setattr__(self, "sources", MappingProxyType(dict(self.sources)))
 
     @property
@@ -273,6 +301,21 @@ class MegatronRow:
     percent_of_peak: float  #: of the A100's 312 teraFLOP/s
     aggregate_pflops: float
 
+    def __post_init__(self) -> None:
+        for name in ("params_billion", "tflops_per_gpu", "aggregate_pflops"):
+            single(check_positive, name, getattr(self, name))
+        for name in ("attention_heads", "hidden", "layers", "tensor_parallel", "pipeline_parallel", "n_gpus",
+                     "batch"):
+            single_whole(name, getattr(self, name))
+        if single(check_positive, "percent_of_peak", self.percent_of_peak) > 100:
+            raise ValueError(f"percent_of_peak must be at most 100; got {self.percent_of_peak!r}")
+        if self.n_gpus % (self.tensor_parallel * self.pipeline_parallel):
+            raise ValueError(f"n_gpus must be a multiple of tensor_parallel x pipeline_parallel; got {self.n_gpus} "
+                             f"with {self.tensor_parallel} x {self.pipeline_parallel}")
+        if self.hidden % self.attention_heads:
+            raise ValueError(f"hidden must be a multiple of attention_heads; got {self.hidden} and "
+                             f"{self.attention_heads}")
+
     @property
     def data_parallel(self) -> int:
         """Data-parallel degree n / (t p)."""
@@ -318,6 +361,7 @@ MEGATRON_TRAINING_TIMES: tuple[dict, ...] = (
 )
 
 
+@public
 def megatron_param_count(layers, hidden, vocab_size=MEGATRON_VOCAB, seq_len=MEGATRON_SEQ_LEN):
     r"""Parameters of a GPT model as Megatron-LM counts them (its equation 2).
 
@@ -352,6 +396,7 @@ def megatron_param_count(layers, hidden, vocab_size=MEGATRON_VOCAB, seq_len=MEGA
     return scalar_or_array(count, lay, h, v, s)
 
 
+@public
 def megatron_flops_per_token(layers, hidden, vocab_size=MEGATRON_VOCAB, seq_len=MEGATRON_SEQ_LEN,
                              recompute=True):
     r"""FLOPs per token of Megatron-LM's count (its equation 3 divided by the B s tokens of an iteration).
@@ -392,6 +437,7 @@ def megatron_flops_per_token(layers, hidden, vocab_size=MEGATRON_VOCAB, seq_len=
     return scalar_or_array(value, lay, h, v, s)
 
 
+@public
 def mfu_table(runs=MFU_RUNS) -> list[dict]:
     """One row per published run: what the paper printed and what the library recomputes.
 
@@ -405,6 +451,10 @@ def mfu_table(runs=MFU_RUNS) -> list[dict]:
     >>> [round(row["recomputed_mfu"], 3) for row in mfu_table()]
     [0.202, 0.325, 0.303, 0.462]
     """
+    if isinstance(runs, PublishedRun):
+        runs = [runs]
+    if not isinstance(runs, (list, tuple)) or not all(isinstance(run, PublishedRun) for run in runs):
+        raise TypeError(f"runs must be a list of PublishedRun records; got {_describe(runs)}")
     rows = []
     for run in runs:
         rows.append(

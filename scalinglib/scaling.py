@@ -12,11 +12,14 @@ import numpy as np
 
 from ._validate import (
     as_count,
-    check_broadcast,
+    check_at_least,
+    check_flag,
     check_fraction,
     check_nonnegative,
     check_positive,
+    check_shapes,
     check_whole,
+    public,
     scalar_or_array,
 )
 
@@ -32,13 +35,27 @@ __all__ = [
 
 
 def _k_s_c(k, s, c):
-    k_arr = check_whole("k", k)
+    k_arr = check_whole("k", k, keep_int=True)
     s_arr = check_fraction("s", s)
     c_arr = check_nonnegative("c", c)
-    kb, sb, cb = check_broadcast(k=k_arr, s=s_arr, c=c_arr)
-    return (k_arr, s_arr, c_arr), (kb, sb, cb)
+    k_arr, s_arr, c_arr = check_shapes(k=k_arr, s=s_arr, c=c_arr)
+    return k_arr, s_arr, c_arr
 
 
+def _strong(k, s, c):
+    return s + (1.0 - s) / k + c * np.log2(k)
+
+
+def _weak(k, s, c, w=None):
+    return s + (1.0 - s if w is None else w) + c * np.log2(k)
+
+
+#: The largest communication coefficient :func:`strong_time` takes: log2 K is at most 1,024 for any
+#: float K, so c log2 K, and with it the time, stays finite.
+MAX_C = 1e305
+
+
+@public(checked=False)   # every term is >= 0, and MAX_C keeps their sum finite: no result check needed
 def strong_time(k, s, c):
     r"""Time of a fixed job on K workers: serial part, divided parallel part, growing communication.
 
@@ -51,7 +68,8 @@ def strong_time(k, s, c):
     s : float or array_like
         Serial fraction of the one-worker time, in [0, 1].
     c : float or array_like
-        Communication coefficient (time per doubling of K, in units of T(1)), >= 0.
+        Communication coefficient (time per doubling of K, in units of T(1)), >= 0
+        and at most 1e305 (so that ``c log2 K`` stays finite).
 
     Returns
     -------
@@ -65,10 +83,14 @@ def strong_time(k, s, c):
     >>> strong_time([1, 2], 0.05, 0.01)
     array([1.   , 0.535])
     """
-    inputs, (kb, sb, cb) = _k_s_c(k, s, c)
-    return scalar_or_array(sb + (1.0 - sb) / kb + cb * np.log2(kb), *inputs)
+    kk, ss, cc = _k_s_c(k, s, c)
+    top = cc if type(cc) is float else (float(np.max(cc)) if np.size(cc) else 0.0)
+    if top > MAX_C:
+        raise ValueError(f"c must be <= {MAX_C:g} (c log2 K would overflow a float); got {top:g}")
+    return scalar_or_array(_strong(kk, ss, cc))
 
 
+@public
 def weak_time(k, s, c, work=None):
     r"""Time on K workers when each worker keeps its own full share of work (weak scaling).
 
@@ -94,16 +116,15 @@ def weak_time(k, s, c, work=None):
     >>> round(weak_time(128, 0.05, 0.01), 4)
     1.07
     """
-    inputs, (kb, sb, cb) = _k_s_c(k, s, c)
-    if work is None:
-        wb = 1.0 - sb
-    else:
-        w_arr = check_nonnegative("work", work)
-        kb, sb, cb, wb = check_broadcast(k=kb, s=sb, c=cb, work=w_arr)
-        inputs = (*inputs, w_arr)
-    return scalar_or_array(sb + wb + cb * np.log2(kb), *inputs)
+    kk, ss, cc = _k_s_c(k, s, c)
+    w = None
+    if work is not None:
+        w = check_nonnegative("work", work)
+        kk, ss, cc, w = check_shapes(k=kk, s=ss, c=cc, work=w)
+    return scalar_or_array(_weak(kk, ss, cc, w))
 
 
+@public
 def strong_model_efficiency(k, s, c):
     r"""Strong-scaling efficiency of the cost model, :math:`T(1) / (K\,T_\text{strong}(K))`.
 
@@ -112,11 +133,11 @@ def strong_model_efficiency(k, s, c):
     >>> round(strong_model_efficiency(8, 0.05, 0.01), 4)
     0.6289
     """
-    k_arr = check_whole("k", k)
-    out = np.asarray(strong_time(1, s, c)) / (k_arr * np.asarray(strong_time(k, s, c)))
-    return scalar_or_array(out, k_arr, np.asarray(s), np.asarray(c))
+    kk, ss, cc = _k_s_c(k, s, c)
+    return scalar_or_array(_strong(1.0, ss, cc) / (kk * _strong(kk, ss, cc)))
 
 
+@public
 def weak_model_efficiency(k, s, c):
     r"""Weak-scaling efficiency of the cost model, :math:`T_\text{weak}(1) / T_\text{weak}(K) = 1/(1 + c\log_2 K)`.
 
@@ -125,10 +146,11 @@ def weak_model_efficiency(k, s, c):
     >>> round(weak_model_efficiency(2, 0.05, 0.01), 4)
     0.9901
     """
-    out = np.asarray(weak_time(1, s, c)) / np.asarray(weak_time(k, s, c))
-    return scalar_or_array(out, np.asarray(k), np.asarray(s), np.asarray(c))
+    kk, ss, cc = _k_s_c(k, s, c)
+    return scalar_or_array(_weak(1.0, ss, cc) / _weak(kk, ss, cc))
 
 
+@public
 def best_worker_count(s, c, *, powers_of_two=False):
     r"""The whole number of workers that minimises :math:`T_\text{strong}(K)`.
 
@@ -162,11 +184,12 @@ def best_worker_count(s, c, *, powers_of_two=False):
     >>> best_worker_count(0.05, 0.01, powers_of_two=True)
     64
     """
-    s_arr = check_fraction("s", s)
-    c_arr = check_positive("c", c)
-    sb, cb = check_broadcast(s=s_arr, c=c_arr)
+    two = check_flag("powers_of_two", powers_of_two)
+    sb = check_fraction("s", s)
+    cb = check_positive("c", c)
+    sb, cb = check_shapes(s=sb, c=cb)
     kstar = np.maximum((1.0 - sb) * np.log(2.0) / cb, 1.0)
-    if powers_of_two:
+    if two:
         lo = 2.0 ** np.floor(np.log2(kstar))
         hi = 2.0 * lo
     else:
@@ -177,6 +200,7 @@ def best_worker_count(s, c, *, powers_of_two=False):
     return as_count("the best worker count (c is too small)", np.where(t_hi < t_lo, hi, lo))
 
 
+@public
 def isoefficiency_work(k, s, c, target_efficiency):
     r"""Work per worker that keeps weak-scaling efficiency pinned at a target as K grows.
 
@@ -210,13 +234,14 @@ def isoefficiency_work(k, s, c, target_efficiency):
     >>> round(isoefficiency_work(128, 0.05, 0.01, 1 / 1.01), 4)
     6.95
     """
-    inputs, (kb, sb, cb) = _k_s_c(k, s, c)
-    e_arr = check_fraction("target_efficiency", target_efficiency, open_low=True, open_high=True)
-    kb, sb, cb, eb = check_broadcast(k=kb, s=sb, c=cb, target_efficiency=e_arr)
+    kb, sb, cb = _k_s_c(k, s, c)
+    eb = check_fraction("target_efficiency", target_efficiency, open_low=True, open_high=True)
+    kb, sb, cb, eb = check_shapes(k=kb, s=sb, c=cb, target_efficiency=eb)
     w = eb / (1.0 - eb) * cb * np.log2(kb) - sb
-    return scalar_or_array(np.maximum(w, 0.0), *inputs, e_arr)
+    return scalar_or_array(np.maximum(w, 0.0))
 
 
+@public
 def spill_time(k, f, working_set, fast_memory, slowdown):
     r"""Run time when each worker's share of the data may overflow its fast memory.
 
@@ -271,15 +296,8 @@ def spill_time(k, f, working_set, fast_memory, slowdown):
     f_arr = check_fraction("f", f)
     ws = check_positive("working_set", working_set)
     mem = check_positive("fast_memory", fast_memory)
-    sd = _check_slowdown(slowdown)
-    kb, fb, wb, mb, sb = check_broadcast(k=k_arr, f=f_arr, working_set=ws, fast_memory=mem, slowdown=sd)
-    spilled = np.maximum(0.0, 1.0 - mb * kb / wb)
-    out = fb + (1.0 - fb) / kb * (1.0 + (sb - 1.0) * spilled)
-    return scalar_or_array(out, k_arr, f_arr, ws, mem, sd)
-
-
-def _check_slowdown(slowdown):
-    arr = check_positive("slowdown", slowdown)
-    if (arr < 1).any():
-        raise ValueError(f"slowdown must be >= 1; got {arr[arr < 1].flat[0]:g}")
-    return arr
+    sd = check_at_least("slowdown", slowdown, 1.0)
+    k_arr, f_arr, ws, mem, sd = check_shapes(k=k_arr, f=f_arr, working_set=ws, fast_memory=mem, slowdown=sd)
+    spilled = np.maximum(0.0, 1.0 - mem * k_arr / ws)
+    out = f_arr + (1.0 - f_arr) / k_arr * (1.0 + (sd - 1.0) * spilled)
+    return scalar_or_array(out)

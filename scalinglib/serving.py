@@ -40,12 +40,19 @@ from types import MappingProxyType
 import numpy as np
 
 from ._validate import (
+    _describe,
     check_fraction,
     check_nonnegative,
+    check_positive,
+    check_text,
     check_whole,
+    public,
+    renamed,
     scalar_or_array,
+    single,
+    single_whole,
 )
-from .hardware import Accelerator, get_accelerator
+from .hardware import get_accelerator
 from .memory import _bytes_per_param, kv_cache_bytes
 from .roofline import decode_time_terms
 
@@ -81,6 +88,18 @@ class DecoderShape:
     n_heads: int
     n_kv_heads: int
     source: str = ""
+
+    def __post_init__(self) -> None:
+        check_text("name", self.name)
+        check_text("source", self.source, allow_empty=True)
+        single(check_positive, "n_params", self.n_params)
+        for field_name in ("n_layers", "d_model", "n_heads", "n_kv_heads"):
+            single_whole(field_name, getattr(self, field_name))
+        if self.d_model % self.n_heads:
+            raise ValueError(f"d_model must be a multiple of n_heads; got {self.d_model} and {self.n_heads}")
+        if self.n_kv_heads > self.n_heads or self.n_heads % self.n_kv_heads:
+            raise ValueError(f"n_kv_heads must divide n_heads (grouped-query attention); got {self.n_kv_heads} "
+                             f"and {self.n_heads}")
 
     @property
     def head_dim(self) -> int:
@@ -120,7 +139,8 @@ DECODERS: Mapping[str, DecoderShape] = MappingProxyType({
 })
 
 
-def get_decoder(name) -> DecoderShape:
+@public
+def get_decoder(model) -> DecoderShape:
     """Look up a :class:`DecoderShape` of :data:`DECODERS` (a shape is returned unchanged).
 
     Examples
@@ -132,16 +152,21 @@ def get_decoder(name) -> DecoderShape:
         ...
     ValueError: model must be one of 'Llama-3-8B', 'Llama-3-70B', 'Llama-2-7B'; got 'GPT-5'
     """
-    if isinstance(name, DecoderShape):
-        return name
-    if not isinstance(name, str):
-        raise TypeError(f"model must be a model name or a DecoderShape; got {name!r}")
+    if isinstance(model, DecoderShape):
+        return model
+    if not isinstance(model, str):
+        raise TypeError(f"model must be a model name or a DecoderShape; got {_describe(model)}")
     for key, shape in DECODERS.items():
-        if key.lower() == name.strip().lower():
+        if key.lower() == model.strip().lower():
             return shape
-    raise ValueError(f"model must be one of {', '.join(map(repr, DECODERS))}; got {name!r}")
+    raise ValueError(f"model must be one of {', '.join(map(repr, DECODERS))}; got {_describe(model)}")
 
 
+#: The largest batch :func:`decode_profile` takes (it is returned as an integer array).
+MAX_BATCH = 2**53
+
+
+@public(allow_inf=("ridge_batch",))
 def decode_profile(batch, model="Llama-3-8B", device="A100 SXM 80GB", context=2048, *, precision="bf16",
                    bytes_per_param=2.0, bytes_per_value=2.0, usable_fraction=0.9):
     r"""The decode model of this module for one model on one device, over a range of batch sizes.
@@ -152,7 +177,7 @@ def decode_profile(batch, model="Llama-3-8B", device="A100 SXM 80GB", context=20
     Parameters
     ----------
     batch : int or array_like
-        Batch sizes, whole >= 1.
+        Batch sizes, whole from 1 to 2**53 (returned as integers, never wrapped).
     model : str or DecoderShape, optional
         A name from :data:`DECODERS` (default ``"Llama-3-8B"``).
     device : str or Accelerator, optional
@@ -189,11 +214,14 @@ def decode_profile(batch, model="Llama-3-8B", device="A100 SXM 80GB", context=20
     208
     """
     shape = get_decoder(model)
-    dev = device if isinstance(device, Accelerator) else get_accelerator(device)
-    b = check_whole("batch", batch)
-    c = float(check_whole("context", context))
-    u = float(check_fraction("usable_fraction", usable_fraction, open_low=True))
-    bpp = float(_bytes_per_param(bytes_per_param))
+    with renamed(name="device"):
+        dev = get_accelerator(device)
+    b = check_whole("batch", batch, maximum=MAX_BATCH, why="larger than any decode batch, and exact as an integer")
+    c = float(single_whole("context", context))
+    u = single(check_fraction, "usable_fraction", usable_fraction, open_low=True)
+    bpp = float(_bytes_per_param(bytes_per_param if isinstance(bytes_per_param, str)
+                                 else single(check_positive, "bytes_per_param", bytes_per_param)))
+    single(check_positive, "bytes_per_value", bytes_per_value)
     weight = shape.n_params * bpp
     kv = float(kv_cache_bytes(c, shape.n_layers, shape.n_kv_heads, shape.head_dim, bytes_per_value))
     flops = float(shape.flops_per_token(c))

@@ -23,12 +23,22 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import check_broadcast, check_nonnegative, check_whole, scalar_or_array
+from ._validate import (
+    check_broadcast,
+    check_nonnegative,
+    check_whole,
+    checked_record,
+    least_squares,
+    public,
+    scalar_or_array,
+    single,
+)
 from .laws import _speedup_data
 
 __all__ = ["usl_speedup", "USLFit", "fit_usl", "usl_peak_workers"]
 
 
+@public
 def usl_speedup(k, alpha, beta):
     r"""Speedup on K workers under the Universal Scalability Law.
 
@@ -70,13 +80,22 @@ def usl_speedup(k, alpha, beta):
     return scalar_or_array(kb / (1.0 + ab * (kb - 1.0) + bb * kb * (kb - 1.0)), k_arr, a_arr, b_arr)
 
 
+def _check_usl_fit(fit) -> tuple[float, float]:
+    return single(check_nonnegative, "alpha", fit.alpha), single(check_nonnegative, "beta", fit.beta)
+
+
+@checked_record(_check_usl_fit)
 class USLFit(NamedTuple):
-    """Coefficients fitted by :func:`fit_usl`; unpacks as ``alpha, beta = fit_usl(...)``."""
+    """Coefficients fitted by :func:`fit_usl`; unpacks as ``alpha, beta = fit_usl(...)``.
+
+    Both are finite numbers >= 0 (checked when the record is made).
+    """
 
     alpha: float
     beta: float
 
 
+@public
 def fit_usl(k, measured_speedup):
     r"""Fit the Universal Scalability Law to measured speedups.
 
@@ -126,7 +145,7 @@ def fit_usl(k, measured_speedup):
     x_b = k_arr * (k_arr - 1.0)
     y = k_arr / s_arr - 1.0
     design = np.column_stack([x_a, x_b])
-    (alpha, beta), *_ = np.linalg.lstsq(design, y, rcond=None)
+    alpha, beta = least_squares(design, y, "k and measured_speedup")
     if alpha >= 0 and beta >= 0:
         return USLFit(float(alpha), float(beta))
     # the best non-negative fit lies on an edge: one coefficient at zero, the other its own fit
@@ -139,6 +158,7 @@ def fit_usl(k, measured_speedup):
     return USLFit(coef, 0.0) if which == "alpha" else USLFit(0.0, coef)
 
 
+@public(allow_inf=True)
 def usl_peak_workers(alpha, beta):
     r"""The worker count at which the USL speedup peaks.
 

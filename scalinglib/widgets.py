@@ -29,6 +29,7 @@ import hashlib
 import html
 import itertools
 import math
+import numbers
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,7 +37,9 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib.pyplot as plt
+import numpy as np
 
+from ._validate import _describe, check_format, check_frame, single_whole
 from .plots import figure_png, house_style
 
 __all__ = [
@@ -51,6 +54,8 @@ __all__ = [
 
 #: Default ceiling on frames per widget, to keep a page light.
 MAX_FRAMES = 64
+#: The largest ``max_frames`` a slider accepts: 256 frames take about 20 s to draw and weigh megabytes.
+FRAMES_LIMIT = 256
 #: Environment variable naming a folder where frames drawn by library functions are cached.
 CACHE_ENV = "SCALINGLIB_FRAME_CACHE"
 #: Frames are stored as palette PNGs of this many colours (about a quarter of the bytes).
@@ -116,25 +121,54 @@ def choice(label: str, values: Sequence, default=None, fmt="{:g}") -> Choice:
         raise TypeError(f"label must be a non-empty string; got {label!r}")
     if isinstance(values, (str, bytes)):
         raise TypeError(f"values must be a list of slider positions; got the string {values!r}")
-    vals = tuple(values)
+    if isinstance(values, (dict, set)) or not hasattr(values, "__iter__") or (
+            isinstance(values, np.ndarray) and values.ndim != 1):
+        raise TypeError(f"values must be a list of slider positions; got {_describe(values)}")
+    vals = tuple(v.item() if isinstance(v, np.generic) else v for v in values)
+    for v in vals:
+        if v is None or isinstance(v, (bool, np.bool_)):
+            raise TypeError(f"values for slider {label!r} must be numbers or strings, not {v!r}")
+        if isinstance(v, float) and not math.isfinite(v):
+            raise ValueError(f"values for slider {label!r} must be finite numbers; got {v!r}")
+        try:
+            hash(v)
+        except TypeError:
+            raise TypeError(f"values for slider {label!r} must be numbers or strings; got {_describe(v)}") from None
     if not vals:
         raise ValueError(f"values for slider {label!r} must hold at least one position")
     if len(set(map(repr, vals))) != len(vals):
         raise ValueError(f"values for slider {label!r} repeat a position: {vals!r}")
     form = _formatter(fmt)
-    texts = [form(v) for v in vals]
+    try:
+        texts = [str(form(v)) for v in vals]
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError) as exc:
+        raise ValueError(f"fmt {_describe(fmt)} cannot format the values of slider {label!r} ({exc}); "
+                         "use '{}' for text values") from None
     if len(set(texts)) != len(texts):
         raise ValueError(f"slider {label!r}: two positions print the same text {texts!r}; choose a finer fmt")
     if default is None:
         default = vals[0]
-    if default not in vals:
+    if isinstance(default, np.generic):
+        default = default.item()
+    if isinstance(default, (list, tuple, dict, set, np.ndarray)) or not any(
+            default is v or (isinstance(default, numbers.Real) and isinstance(v, numbers.Real) and default == v)
+            or (type(default) is type(v) and default == v) for v in vals):
         raise ValueError(f"default {default!r} of slider {label!r} is not one of its values {vals!r}")
     return Choice(label, vals, default, form)
 
 
+def _check_note(note) -> None:
+    if note is not None and not isinstance(note, str):
+        raise TypeError(f"note must be one line of text or None; got {_describe(note)}")
+
+
 def _check_params(params: Mapping[str, Choice], max_frames: int) -> list[tuple[str, Choice]]:
+    max_frames = single_whole("max_frames", max_frames, maximum=FRAMES_LIMIT,
+                              why="frames a page can carry and a notebook can draw")
     if not isinstance(params, Mapping) or not params:
         raise ValueError("params must be a non-empty dict of name -> choice(...)")
+    if not all(isinstance(name, str) and name.isidentifier() for name in params):
+        raise ValueError(f"params must be keyed by names a function can take as keywords; got {list(params)!r}")
     items = list(params.items())
     for name, spec in items:
         if not isinstance(spec, Choice):
@@ -218,6 +252,9 @@ def render_frames(draw, params, *, width=6.4, height=3.2, dpi=80, max_frames=MAX
     ``draw(fig, **values)`` receives an empty figure in the house style.
     This is what :func:`slider_figure` shows, exposed for tests.
     """
+    if not callable(draw):
+        raise TypeError(f"draw must be a function draw(fig, **values); got {_describe(draw)}")
+    width, height, dpi = check_frame(width, height, dpi)
     _check_params(params, max_frames)
     return {tuple(v.values()): _draw_png(draw, v, width, height, dpi) for v in frame_values(params)}
 
@@ -306,13 +343,15 @@ def slider_figure(draw, params, *, alt, width=6.4, height=3.2, dpi=80, max_frame
     width, height : float
         Frame size in inches; at ``dpi`` 80 the default is 512 x 256 pixels.
     dpi : int
-        Resolution of the stored frames.
+        Resolution of the stored frames, 10 to 600 (each side at most 4,000
+        pixels; width and height at most 40 inches).
     alt : str or callable
         Required. Alt text of each frame: a format string over the slider values
         (``"Speedup for f = {f}"``) or ``alt(**values)``; it becomes the
         image's alt text, read by screen readers.
     max_frames : int
-        Refuse grids with more frames than this (page weight).
+        Refuse grids with more frames than this (page weight), a whole number
+        from 1 to 256.
     note : str, optional
         One line shown under the figure.
 
@@ -323,9 +362,16 @@ def slider_figure(draw, params, *, alt, width=6.4, height=3.2, dpi=80, max_frame
     import ipywidgets as widgets
     from ipywidgets.widgets.widget_string import HTMLStyle
 
-    if not alt:
-        raise TypeError("slider_figure needs alt=...: the alt text of each frame, for readers who cannot see it")
+    if not (callable(alt) or isinstance(alt, str)) or not alt:
+        raise TypeError("slider_figure needs alt=...: the alt text of each frame (a format string or a function), "
+                        f"for readers who cannot see it; got {_describe(alt)}")
+    _check_note(note)
+    if not callable(draw):
+        raise TypeError(f"draw must be a function draw(fig, **values); got {_describe(draw)}")
+    width, height, dpi = check_frame(width, height, dpi)
     items = _check_params(params, max_frames)
+    if not callable(alt):
+        check_format("alt", alt, **frame_values(params)[0])
     sliders = _sliders(items)
 
     # one Layout and one style shared by every frame: each widget model costs page weight
@@ -348,7 +394,7 @@ def slider_html(render, params, *, max_frames=MAX_FRAMES, note=None):
     params : dict of str to Choice
         The sliders, made with :func:`choice`.
     max_frames : int
-        Refuse grids with more frames than this.
+        Refuse grids with more frames than this, a whole number from 1 to 256.
     note : str, optional
         One line shown under the output.
 
@@ -359,6 +405,9 @@ def slider_html(render, params, *, max_frames=MAX_FRAMES, note=None):
     import ipywidgets as widgets
     from ipywidgets.widgets.widget_string import HTMLStyle
 
+    if not callable(render):
+        raise TypeError(f"render must be a function render(**values) returning HTML; got {_describe(render)}")
+    _check_note(note)
     items = _check_params(params, max_frames)
     sliders = _sliders(items)
     layout, style = widgets.Layout(), HTMLStyle()

@@ -37,10 +37,13 @@ import numpy as np
 from ._validate import (
     as_float_array,
     check_broadcast,
+    check_choice,
     check_flag,
     check_nonnegative,
     check_positive,
+    check_size,
     check_whole,
+    public,
     scalar_or_array,
     single,
     single_whole,
@@ -72,6 +75,15 @@ __all__ = [
 #: Name of the node attribute holding an operation's cost (its time on one processor).
 COST = "cost"
 
+#: The most nodes a builder makes: networkx builds about 50,000 nodes a second, and work, depth and
+#: greedy scheduling then take about a second each.
+MAX_NODES = 50_000
+
+
+def _check_nodes(names: str, count: int) -> None:
+    """Refuse a builder's size before a node is made, naming the parameters that set it."""
+    check_size(names, count, MAX_NODES, "what a notebook builds in about a second", "nodes of the DAG")
+
 
 class Input(NamedTuple):
     """A reference to element ``index`` of the computation's input array (not a node of the graph)."""
@@ -100,12 +112,15 @@ def _check_dag(dag) -> None:
             raise ValueError(f"the cost of node {node!r} must be a finite number >= 0; got {cost!r}")
     if not any(_cost(dag, v) > 0 for v in dag):
         raise ValueError("dag must have some work: every node costs 0")
+    if not math.isfinite(math.fsum(_cost(dag, v) for v in dag)):
+        raise ValueError("dag's costs add up to more than a float holds (beyond 1.8e308)")
 
 
 # ---------------------------------------------------------------------------------------------
 # work, depth, parallelism
 
 
+@public
 def work(dag) -> float:
     r"""Total cost of every operation: the time on one processor.
 
@@ -142,6 +157,7 @@ def _source_weighted(dag):
     return weighted, start
 
 
+@public(checked=False)
 def critical_path(dag) -> list:
     """The operations on a costliest chain of dependencies, first to last.
 
@@ -165,6 +181,7 @@ def critical_path(dag) -> list:
     return [v for v in path if v is not start]
 
 
+@public
 def depth(dag) -> float:
     r"""Depth (span): the total cost of the costliest chain of dependent operations.
 
@@ -190,6 +207,7 @@ def depth(dag) -> float:
     return float(nx.dag_longest_path_length(weighted, weight="weight"))
 
 
+@public
 def parallelism(dag) -> float:
     r"""Work divided by depth: the largest speedup any number of processors can reach.
 
@@ -203,6 +221,7 @@ def parallelism(dag) -> float:
     return work(dag) / depth(dag)
 
 
+@public
 def brent_bounds(work, depth, p):
     r"""Brent's bounds on the time of a computation on p processors.
 
@@ -274,6 +293,17 @@ class Task:
     start: float
     finish: float
 
+    def __post_init__(self) -> None:
+        try:
+            hash(self.node)
+        except TypeError:
+            raise TypeError(f"node must be hashable (a name a graph can hold); got {self.node!r}") from None
+        object.__setattr__(self, "processor", single_whole("processor", self.processor, minimum=0))
+        start = single(check_nonnegative, "start", self.start)
+        finish = single(check_nonnegative, "finish", self.finish)
+        if finish < start:
+            raise ValueError(f"finish must be >= start; got start {start:g}, finish {finish:g}")
+
 
 @dataclass(frozen=True)
 class Schedule:
@@ -281,6 +311,25 @@ class Schedule:
 
     p: int
     tasks: tuple[Task, ...]
+
+    def __post_init__(self) -> None:
+        p = single_whole("p", self.p)
+        object.__setattr__(self, "p", p)
+        if isinstance(self.tasks, (str, bytes)) or not isinstance(self.tasks, (tuple, list)):
+            raise TypeError(f"tasks must be a tuple of Task; got {type(self.tasks).__name__}")
+        tasks = tuple(self.tasks)
+        for task in tasks:
+            if not isinstance(task, Task):
+                raise TypeError(f"tasks must hold Task records only; got {task!r}")
+            if task.processor >= p:
+                raise ValueError(f"tasks must run on processors 0 ... p - 1 = {p - 1}; one runs on {task.processor}")
+        object.__setattr__(self, "tasks", tasks)
+        span = max((t.finish for t in tasks), default=0.0)
+        if not span > 0:
+            raise ValueError("tasks must do some work: the schedule's makespan is 0")
+        if not math.isfinite(p * span):
+            raise ValueError(f"p times the makespan must be a finite number of processor-seconds; got p = {p:,} "
+                             f"and a makespan of {span:g}")
 
     @property
     def makespan(self) -> float:
@@ -323,6 +372,7 @@ def _bottom_levels(dag, order) -> dict:
 PRIORITIES = ("critical-path", "fifo")
 
 
+@public
 def greedy_schedule(dag, p, *, priority="critical-path", pinned=False) -> Schedule:
     """Schedule a DAG on p identical processors with a greedy list scheduler.
 
@@ -372,8 +422,8 @@ def greedy_schedule(dag, p, *, priority="critical-path", pinned=False) -> Schedu
     """
     _check_dag(dag)
     procs = single_whole("p", p)
-    if priority not in PRIORITIES:
-        raise ValueError(f"priority must be one of {', '.join(map(repr, PRIORITIES))}; got {priority!r}")
+    priority = check_choice("priority", priority, PRIORITIES)
+    pinned = check_flag("pinned", pinned)
     order = list(nx.topological_sort(dag))
     index = {v: i for i, v in enumerate(order)}
     if priority == "critical-path":
@@ -449,6 +499,7 @@ def greedy_schedule(dag, p, *, priority="critical-path", pinned=False) -> Schedu
 # running an arithmetic DAG on numbers
 
 
+@public(signed=True)
 def evaluate(dag, values) -> list[float]:
     """Run an arithmetic DAG from the builders on numbers and return its outputs in order.
 
@@ -518,6 +569,7 @@ def _op(dag, node, op, sources, cost, level, x):
     dag.add_edges_from((s, node) for s in sources if not isinstance(s, Input))
 
 
+@public
 def sequential_sum_dag(n, cost=1.0):
     """Summing n numbers with a loop: n - 1 additions, each waiting for the one before.
 
@@ -526,7 +578,7 @@ def sequential_sum_dag(n, cost=1.0):
     Parameters
     ----------
     n : int
-        Numbers to add, whole >= 2.
+        Numbers to add, whole from 2 to 50,001 (a DAG of at most 50,000 nodes).
     cost : float
         Time of one addition, > 0.
 
@@ -537,6 +589,7 @@ def sequential_sum_dag(n, cost=1.0):
     (7.0, 7.0, [28.0])
     """
     n = single_whole("n", n, 2)
+    _check_nodes("n", n - 1)
     cost = _cost_value("cost", cost)
     dag = nx.DiGraph(name=f"sequential sum of {n}", inputs=n)
     previous = Input(0)
@@ -547,6 +600,7 @@ def sequential_sum_dag(n, cost=1.0):
     return dag
 
 
+@public
 def reduction_tree_dag(n, cost=1.0):
     r"""Summing n numbers in a balanced binary tree: pairs, then pairs of pairs, ...
 
@@ -555,7 +609,7 @@ def reduction_tree_dag(n, cost=1.0):
     Parameters
     ----------
     n : int
-        Numbers to add, whole >= 2.
+        Numbers to add, whole from 2 to 50,001 (a DAG of at most 50,000 nodes).
     cost : float
         Time of one addition, > 0.
 
@@ -566,6 +620,7 @@ def reduction_tree_dag(n, cost=1.0):
     (999.0, 10.0, [1000.0])
     """
     n = single_whole("n", n, 2)
+    _check_nodes("n", n - 1)
     cost = _cost_value("cost", cost)
     dag = nx.DiGraph(name=f"tree reduction of {n}", inputs=n)
     items = [(Input(i), float(i)) for i in range(n)]   # (reference, horizontal position for drawing)
@@ -585,6 +640,7 @@ def reduction_tree_dag(n, cost=1.0):
     return dag
 
 
+@public
 def hillis_steele_scan_dag(n, cost=1.0):
     r"""Inclusive prefix sums by doubling (Hillis and Steele): short but wasteful.
 
@@ -601,7 +657,8 @@ def hillis_steele_scan_dag(n, cost=1.0):
     Parameters
     ----------
     n : int
-        Length of the array, whole >= 2.
+        Length of the array, whole from 2 to 4,476 (the DAG's
+        :math:`nL - 2^L + 1` nodes may number at most 50,000).
     cost : float
         Time of one addition, > 0.
 
@@ -612,6 +669,8 @@ def hillis_steele_scan_dag(n, cost=1.0):
     (17.0, 3.0)
     """
     n = single_whole("n", n, 2)
+    rounds = (n - 1).bit_length()
+    _check_nodes("n", n * rounds - 2**rounds + 1)
     cost = _cost_value("cost", cost)
     dag = nx.DiGraph(name=f"Hillis-Steele scan of {n}", inputs=n)
     current: list = [Input(i) for i in range(n)]
@@ -628,6 +687,7 @@ def hillis_steele_scan_dag(n, cost=1.0):
     return dag
 
 
+@public
 def blelloch_scan_dag(n, cost=1.0, inclusive=False):
     r"""Exclusive prefix sums, work-efficiently (Blelloch): an up-sweep and a down-sweep of a tree.
 
@@ -650,7 +710,7 @@ def blelloch_scan_dag(n, cost=1.0, inclusive=False):
     Parameters
     ----------
     n : int
-        Length of the array, a power of two >= 2.
+        Length of the array, a power of two from 2 to 16,384 (at most 50,000 nodes).
     cost : float
         Time of one addition, > 0 (copies and the zeroing cost nothing).
     inclusive : bool
@@ -674,6 +734,7 @@ def blelloch_scan_dag(n, cost=1.0, inclusive=False):
         raise ValueError(f"n must be a power of two for the Blelloch scan; got {n}")
     cost = _cost_value("cost", cost)
     inclusive = check_flag("inclusive", inclusive)
+    _check_nodes("n", 3 * n - 2 + (n if inclusive else 0))
     levels = n.bit_length() - 1
     kind = "inclusive " if inclusive else ""
     dag = nx.DiGraph(name=f"Blelloch {kind}scan of {n}", inputs=n)
@@ -706,6 +767,7 @@ def blelloch_scan_dag(n, cost=1.0, inclusive=False):
     return dag
 
 
+@public
 def matmul_work(n):
     r"""Operations in the product of two n x n matrices: n^3 multiplications and n^2 (n - 1) additions.
 
@@ -720,6 +782,7 @@ def matmul_work(n):
     return 2 * n**3 - n**2
 
 
+@public
 def matmul_depth(n):
     r"""Depth of the n x n matrix product: one multiplication, then a tree sum of n products.
 
@@ -734,6 +797,7 @@ def matmul_depth(n):
     return 1 + (n - 1).bit_length()
 
 
+@public
 def matmul_dag(n, cost=1.0):
     """The product C = A B of two n x n matrices as a DAG: every product in parallel, then a tree sum per entry.
 
@@ -744,7 +808,7 @@ def matmul_dag(n, cost=1.0):
     Parameters
     ----------
     n : int
-        Matrix size, whole >= 1 (the DAG has 2n^3 - n^2 nodes: keep n small).
+        Matrix size, whole from 1 to 29 (the DAG has 2n^3 - n^2 nodes, at most 50,000).
     cost : float
         Time of one multiplication or addition, > 0.
 
@@ -755,6 +819,7 @@ def matmul_dag(n, cost=1.0):
     (True, True)
     """
     n = single_whole("n", n, 1)
+    _check_nodes("n", 2 * n**3 - n**2)
     cost = _cost_value("cost", cost)
     dag = nx.DiGraph(name=f"{n} x {n} matrix product", inputs=2 * n * n)
     outputs = []
@@ -782,6 +847,7 @@ def matmul_dag(n, cost=1.0):
     return dag
 
 
+@public
 def layer_stack_dag(layers, width, piece_cost=1.0, combine_cost=1.0):
     r"""A stack of layers, each a fan of ``width`` independent pieces followed by one combining step.
 
@@ -800,7 +866,8 @@ def layer_stack_dag(layers, width, piece_cost=1.0, combine_cost=1.0):
     layers : int
         The number of layers, ell, whole >= 1.
     width : int
-        w, pieces per layer, whole >= 1.
+        w, pieces per layer, whole >= 1; the DAG's ``layers x (width + 1)``
+        nodes may number at most 50,000.
     piece_cost : float
         a, time of one piece, > 0.
     combine_cost : float
@@ -814,6 +881,7 @@ def layer_stack_dag(layers, width, piece_cost=1.0, combine_cost=1.0):
     """
     layers = single_whole("layers", layers, 1)
     width = single_whole("width", width, 1)
+    _check_nodes("layers x (width + 1)", layers * (width + 1))
     piece_cost = _cost_value("piece_cost", piece_cost)
     combine_cost = _cost_value("combine_cost", combine_cost, allow_zero=True)
     dag = nx.DiGraph(name=f"{layers} layers of width {width}")
@@ -833,6 +901,7 @@ def layer_stack_dag(layers, width, piece_cost=1.0, combine_cost=1.0):
     return dag
 
 
+@public
 def pipeline_dag(stages, microbatches, forward=1.0, backward=2.0):
     r"""A pipeline-parallel training step (GPipe schedule) as a DAG.
 
@@ -858,7 +927,8 @@ def pipeline_dag(stages, microbatches, forward=1.0, backward=2.0):
     stages : int
         p, whole >= 1.
     microbatches : int
-        m, whole >= 1.
+        m, whole >= 1; the DAG's ``stages x microbatches`` forward nodes (twice
+        that with backwards) may number at most 50,000.
     forward : float
         Time of one stage's forward pass on one micro-batch, > 0.
     backward : float
@@ -880,6 +950,7 @@ def pipeline_dag(stages, microbatches, forward=1.0, backward=2.0):
     m = single_whole("microbatches", microbatches, 1)
     forward = _cost_value("forward", forward)
     backward = _cost_value("backward", backward, allow_zero=True)
+    _check_nodes("stages x microbatches", p * m * (2 if backward > 0 else 1))
     dag = nx.DiGraph(name=f"pipeline, {p} stages, {m} micro-batches")
     for s in range(p):
         for j in range(m):

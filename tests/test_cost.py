@@ -252,7 +252,7 @@ def test_training_cost_reads_0d_arrays_as_numbers():
 
 
 def test_training_cost_refuses_an_unknown_device():
-    with pytest.raises(ValueError, match="name must be one of"):
+    with pytest.raises(ValueError, match="device must be one of"):
         sl.training_cost(7e9, 1e11, 8, 2.0, device="B200")
 
 

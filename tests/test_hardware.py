@@ -282,7 +282,7 @@ def test_table_keeps_devices_without_the_precision():
 def test_table_refuses_bad_arguments():
     with pytest.raises(ValueError, match="precision must be one of"):
         sl.accelerator_table("float16")
-    with pytest.raises(ValueError, match="name must be one of"):
+    with pytest.raises(ValueError, match="names must be one of"):
         sl.accelerator_table(names=["H100", "B200"])
     with pytest.raises(TypeError, match="names"):
         sl.accelerator_table(names="H100")

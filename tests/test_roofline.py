@@ -354,7 +354,7 @@ def test_plot_device_roofline_uses_the_catalog(fig):
     acc = sl.get_accelerator("TPU v5e")
     x, y = _lines(ax)["TPU v5e (bf16)"]
     np.testing.assert_allclose(y * 1e12, sl.attainable_flops(x, acc.peak("bf16"), acc.memory_bandwidth))
-    with pytest.raises(ValueError, match="name must be one of"):
+    with pytest.raises(ValueError, match="device must be one of"):
         sl.plot_device_roofline(fig.subplots(), "B200")
 
 

@@ -240,3 +240,148 @@ def test_counts_too_large_to_represent_are_refused_not_wrapped():
     assert as_count("devices", [1.0, 2.0]).tolist() == [1, 2]
     with pytest.raises(ValueError, match="devices would be 1e\\+30, beyond"):
         as_count("devices", 1e30)
+
+
+# ------------------------------------------------------------------------------------------------
+# What a reader can type into a live notebook: each of these once hung the kernel, ate memory,
+# returned nonsense or failed with an error that named nothing. Each must now give a finite,
+# sensible result or a one-line ValueError/TypeError naming the parameter, within a second.
+
+import time  # noqa: E402
+
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+REFUSED = [
+    # sizes that would hang the kernel or eat memory: (call, error, words the message must hold)
+    (lambda: sl.matmul_dag(200), ValueError, ["n", "50,000"]),
+    (lambda: sl.sequential_sum_dag(10**9), ValueError, ["n", "50,000"]),
+    (lambda: sl.reduction_tree_dag(2**53), ValueError, ["n", "50,000"]),
+    (lambda: sl.hillis_steele_scan_dag(10**6), ValueError, ["n", "50,000"]),
+    (lambda: sl.blelloch_scan_dag(2**40), ValueError, ["n", "50,000"]),
+    (lambda: sl.layer_stack_dag(10**6, 10**6), ValueError, ["layers", "width", "50,000"]),
+    (lambda: sl.pipeline_dag(10**4, 10**4), ValueError, ["stages", "microbatches", "50,000"]),
+    (lambda: sl.simulate_mm1(80.0, 100.0, n_requests=2**53), ValueError, ["n_requests", "2,000,000"]),
+    (lambda: sl.simulate_hedged_requests(n_requests=2**53), ValueError, ["n_requests", "2,000,000"]),
+    (lambda: sl.simulate_replicas(0.5, n_requests=2**53), ValueError, ["n_requests", "500,000"]),
+    (lambda: sl.simulate_replicas(0.5, n_servers=10**7), ValueError, ["n_servers", "10,000"]),
+    (lambda: sl.sample_server_latency(2**53), ValueError, ["n", "5,000,000"]),
+    (lambda: sl.simulate_slowest_step(k=10**7, base_time=1.0, jitter=0.05, n_steps=10**7), ValueError,
+     ["k", "n_steps", "50,000,000"]),
+    (lambda: sl.mmc_mean_response(0.0, 1.0, servers=10**7), ValueError, ["servers", "1,000,000"]),
+    (lambda: sl.mmc_mean_response(0.0, 1.0, servers=2**53), ValueError, ["servers", "1,000,000"]),
+    (lambda: sl.new_figure(ncols=10**5), ValueError, ["ncols", "8"]),
+    (lambda: sl.new_figure(nrows=10**5), ValueError, ["nrows", "8"]),
+    (lambda: sl.slider_figure(lambda fig, g: None, {"g": sl.choice("g", [1, 2])}, alt="g = {g}", dpi=20000),
+     ValueError, ["dpi", "600"]),
+    (lambda: sl.slider_figure(lambda fig, g: None, {"g": sl.choice("g", [1, 2])}, alt="g = {g}", width=1e6),
+     ValueError, ["width"]),
+    (lambda: sl.scaling_run(worker_counts=[1, 10**4]), ValueError, ["worker_counts", "64"]),
+    (lambda: sl.scaling_run(worker_counts=[1, 2], repeats=2**53), ValueError, ["repeats"]),
+    # nonsense once accepted
+    (lambda: sl.decode_profile(batch=1e20), ValueError, ["batch"]),
+    (lambda: sl.sample_server_latency(10, sigma=1e3), ValueError, ["sigma", "10"]),
+    (lambda: sl.best_worker_count(0.05, 0.01, powers_of_two="yes"), TypeError, ["powers_of_two"]),
+    (lambda: sl.slider_html(lambda g: "", {"g": sl.choice("g", [1, 2])}, max_frames=float("nan")), ValueError,
+     ["max_frames"]),
+    (lambda: sl.slider_html(lambda g: "", {"g": sl.choice("g", [1, 2])}, max_frames=10**6), ValueError,
+     ["max_frames", "256"]),
+    (lambda: sl.choice("f", [0.1, float("nan")]), ValueError, ["values"]),
+    (lambda: sl.choice("f", [0.1, float("inf")]), ValueError, ["values"]),
+    (lambda: sl.choice("f", [True, False]), TypeError, ["values"]),
+    (lambda: sl.plot_roofline(plt.subplots()[1], 1e14, 2e12, kernels={"x": (10.0, -1.0)}), ValueError,
+     ["kernels"]),
+    (lambda: sl.plot_roofline(plt.subplots()[1], 1e14, 2e12, intensity_range=(1.0, 0.1)), ValueError,
+     ["intensity_range"]),
+    # errors that named nothing, or came from deep inside
+    (lambda: sl.speedup(10**400, 1.0), ValueError, ["t1"]),
+    (lambda: sl.speedup(1.0, -(10**400)), ValueError, ["tk"]),
+    (lambda: sl.amdahl_speedup(0.05, 10**400), ValueError, ["k"]),
+    (lambda: sl.speedup([[1, 2], [3]], 1.0), ValueError, ["t1"]),
+    (lambda: sl.speedup([1, None], 1.0), TypeError, ["t1"]),
+    (lambda: sl.speedup([1, "a"], 1.0), TypeError, ["t1"]),
+    (lambda: sl.bus_bandwidth("allreduce", 1e9, np.full(2, 0.01), np.full(3, 8)), ValueError, ["seconds", "p"]),
+    (lambda: sl.crossover_size("allreduce", "ring", "recursive_doubling", 8, (), 1e-9), TypeError, ["alpha"]),
+    (lambda: sl.simulate_mm1(80.0, 100.0, n_requests=()), TypeError, ["n_requests"]),
+    (lambda: sl.max_decode_batch(7e9, 5e-324), ValueError, ["context_tokens"]),
+    (lambda: sl.parallel_layout(1024, 1e308, 4e6, 4e6), ValueError, ["n_params"]),
+    (lambda: sl.training_cost(70e9, 5e-324, 1024, 2.0), ValueError, ["tokens"]),
+    (lambda: sl.fit_rate([0.0, 1.0], [5e-324, 1e-323]), ValueError, ["amount", "seconds"]),
+    (lambda: sl.fit_usl([1, 2, 4, 1e200], [1, 1.5, 2, 3]), ValueError, ["k", "measured_speedup"]),
+    (lambda: sl.choice("f", ["a", "b"]), ValueError, ["fmt"]),
+    (lambda: sl.slider_figure(lambda fig, f: None, {"f": sl.choice("f", [1, 2])}, alt="speedup for {g}"),
+     ValueError, ["alt", "{g}"]),
+    (lambda: sl.decode_profile(1, device=None), TypeError, ["device"]),
+    (lambda: sl.decode_profile(1, device="B200"), ValueError, ["device"]),
+    (lambda: sl.device_decode_rate(1, 7e9, 1024, device=None), TypeError, ["device"]),
+    (lambda: sl.crossover_size("allreduce", "ring", "bruck", 8, 5e-6, 1e-9), ValueError, ["algorithm_b"]),
+    # record classes check their fields when made
+    (lambda: sl.AlphaBeta(1e-5, 0), ValueError, ["beta"]),
+    (lambda: sl.AlphaBeta(float("nan"), 1e-9), ValueError, ["alpha"]),
+    (lambda: sl.RateFit(0.0, -1.0), ValueError, ["rate"]),
+    (lambda: sl.DecoderShape("x", 8e9, 32, 4096, 32, 0), ValueError, ["n_kv_heads"]),
+    (lambda: sl.DecoderShape("x", -1.0, 32, 4096, 32, 8), ValueError, ["n_params"]),
+    (lambda: sl.PublishedRun("x", 1e9, "A100", 8, 3e14, 1e3, "x", 24, 16, 64, 2048, 1.5), ValueError,
+     ["reported_mfu"]),
+    (lambda: sl.Schedule(0, ()), ValueError, ["p"]),
+    (lambda: sl.Schedule(2, ("not a task",)), TypeError, ["tasks"]),
+    (lambda: sl.Task("a", -1, 0.0, 1.0), ValueError, ["processor"]),
+    (lambda: sl.Accelerator("x", "v", "GPU", {"bf16": -1.0}, 80e9, 2e12), ValueError, ["peak_flops"]),
+    (lambda: sl.MegatronRow(1.7, 24, 2304, 24, 1, 1, 32, 512, 137, 440, 4.4), ValueError, ["percent_of_peak"]),
+    (lambda: sl.USLFit(-0.1, 0.0), ValueError, ["alpha"]),
+]
+
+
+@pytest.mark.parametrize(("call", "error", "words"), REFUSED, ids=[f"refused-{i}" for i in range(len(REFUSED))])
+def test_what_a_reader_types_is_refused_at_once_by_name(call, error, words):
+    start = time.perf_counter()
+    try:
+        with pytest.raises(error) as info:
+            call()
+    finally:
+        plt.close("all")
+    assert time.perf_counter() - start < 1.0
+    message = str(info.value)
+    assert "\n" not in message, message
+    for word in words:
+        assert word in message, f"{word!r} not in: {message}"
+
+
+def test_gaussian_step_times_are_never_negative():
+    steps = sl.simulate_slowest_step(1, 1.0, 0.5, n_steps=20_000, model="gaussian")
+    assert steps.min() >= 0.0
+    assert sl.simulate_slowest_step(4, 0.0, 1.0, n_steps=2_000, model="gaussian").min() >= 0.0
+
+
+def test_many_servers_are_summed_not_looped_and_agree_with_the_recursion():
+    from scalinglib.latency import _erlang_b
+
+    for c, a in ((65, 40.0), (200, 190.0), (1000, 900.0)):
+        blocking = 1.0                  # the recursion, term by term
+        for k in range(1, c + 1):
+            blocking = a * blocking / (k + a * blocking)
+        assert _erlang_b(c, a) == pytest.approx(blocking, rel=1e-12)
+    start = time.perf_counter()
+    t = sl.mmc_mean_response(0.9e6, 1.0, servers=10**6)
+    assert time.perf_counter() - start < 1.0 and math.isfinite(t) and t >= 1.0
+
+
+def test_overflowing_results_are_refused_with_the_arguments():
+    with pytest.raises(ValueError, match=r"speedup has no sensible result for t1=1e\+308, tk=5e-324"):
+        sl.speedup(1e308, 5e-324)
+    with pytest.raises(ValueError, match="efficiency has no sensible result"):
+        sl.efficiency(1e308, 1e-10, 1)
+
+
+def test_every_public_function_goes_through_the_wrapper():
+    """Every function exported at the top level that computes a quantity is wrapped by ``public``."""
+    import inspect
+
+    drawing = {"plot_roofline", "plot_device_roofline", "new_figure", "log2_axis", "figure_png", "choice",
+               "slider_figure", "slider_html", "check"}
+    for name in sl.__all__:
+        obj = getattr(sl, name)
+        if inspect.isfunction(obj) and name not in drawing:
+            assert getattr(obj, "__scalinglib_public__", False), f"{name} is not wrapped by _validate.public"

@@ -7,6 +7,16 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .._validate import (
+    as_float_array,
+    check_axes,
+    check_flag,
+    check_kwargs,
+    check_nonnegative,
+    check_positive,
+    renamed,
+    single,
+)
 from ..hardware import get_accelerator
 from ..plots import COLORS, style_axes
 from ..roofline import (
@@ -36,6 +46,52 @@ def _tflops(x):
     return np.asarray(x) / 1e12
 
 
+def _roofline_args(peak_flops, bandwidth, kernels, intensity_range, scale):
+    """Check plot_roofline's numbers: a roof, kernels with intensities >= 0 and rates > 0, a span low to high."""
+    peak = single(check_positive, "peak_flops", peak_flops)
+    bw = single(check_positive, "bandwidth", bandwidth)
+    scale = single(check_positive, "scale", scale)
+    if not np.isfinite(peak / scale):
+        raise ValueError(f"scale must keep peak_flops / scale finite; got scale {scale:g}")
+    span = as_float_array("intensity_range", intensity_range)
+    if np.shape(span) != (2,):
+        raise ValueError(f"intensity_range must be two numbers (low, high); got {intensity_range!r}")
+    lo, hi = float(span[0]), float(span[1])
+    if not 0 < lo < hi:
+        raise ValueError(f"intensity_range must be (low, high) with 0 < low < high; got {intensity_range!r}")
+    if kernels is None:
+        kernels = {}
+    if not isinstance(kernels, Mapping):
+        raise TypeError(f"kernels must be a dict of name -> intensity or (intensity, FLOP/s); got {kernels!r}")
+    checked = {}
+    for name, spec in kernels.items():
+        if not isinstance(name, str):
+            raise TypeError(f"kernels must be keyed by names (strings); got {name!r}")
+        if isinstance(spec, tuple):
+            if len(spec) != 2:
+                raise ValueError(f"kernels[{name!r}] must be an intensity or (intensity, FLOP/s); got {spec!r}")
+            checked[name] = (single(check_positive, f"kernels[{name!r}] intensity", spec[0]),
+                             single(check_positive, f"kernels[{name!r}] rate", spec[1]))
+        else:
+            checked[name] = single(check_nonnegative, f"kernels[{name!r}]", spec)
+    return peak, bw, checked, (lo, hi), scale
+
+
+def _line_style(color, linestyle):
+    """A colour (or None) and a line style matplotlib accepts, else an error naming the parameter."""
+    from matplotlib.colors import is_color_like
+    from matplotlib.lines import Line2D
+
+    if color is not None and (isinstance(color, np.ndarray) or not is_color_like(color)):
+        raise ValueError(f"color must be a matplotlib colour such as 'C0' or '#0072B2'; got {color!r}")
+    try:
+        Line2D([], [], linestyle=linestyle)
+    except (ValueError, TypeError):
+        raise ValueError(f"linestyle must be a matplotlib line style such as '-', '--' or ':'; got {linestyle!r}") \
+            from None
+    return color, linestyle
+
+
 def plot_roofline(ax, peak_flops, bandwidth, kernels=None, *, label=None, color=None, linestyle="-",
                   intensity_range=INTENSITY_RANGE, scale=1e12, mark_ridge=True, annotate=True):
     """Draw one roofline, ``min(P, B I)``, on log axes and place kernels on or under it.
@@ -56,9 +112,9 @@ def plot_roofline(ax, peak_flops, bandwidth, kernels=None, *, label=None, color=
     color, linestyle : optional
         Style of the roof; the colour defaults to the book's blue.
     intensity_range : (float, float)
-        Span of the x axis in FLOP/byte.
+        Span of the x axis in FLOP/byte, low then high, both > 0.
     scale : float
-        Units of the y axis: 1e12 plots TFLOP/s, 1e9 GFLOP/s.
+        Units of the y axis: 1e12 plots TFLOP/s, 1e9 GFLOP/s (> 0).
     mark_ridge : bool
         Mark the ridge point P/B with a dotted vertical line.
     annotate : bool
@@ -70,8 +126,14 @@ def plot_roofline(ax, peak_flops, bandwidth, kernels=None, *, label=None, color=
         The line of the roof carries ``label``; each kernel's point is a line
         labelled with the kernel's name.
     """
+    check_axes("ax", ax)
+    peak_flops, bandwidth, kernels, (lo, hi), scale = _roofline_args(peak_flops, bandwidth, kernels,
+                                                                     intensity_range, scale)
+    color, linestyle = _line_style(color, linestyle)
+    mark_ridge, annotate = check_flag("mark_ridge", mark_ridge), check_flag("annotate", annotate)
+    if label is not None and not isinstance(label, str):
+        raise TypeError(f"label must be a string or None; got {label!r}")
     color = color or COLORS["blue"]
-    lo, hi = intensity_range
     intensity = np.geomspace(lo, hi, 400)
     ridge = ridge_point(peak_flops, bandwidth)
     intensity = np.union1d(intensity, [ridge]) if lo < ridge < hi else intensity
@@ -122,7 +184,10 @@ def plot_device_roofline(ax, device, kernels=None, precision="bf16", **kwargs):
     ['A100 SXM 80GB (bf16)', 'GEMM 512^3']
     >>> plt.close(fig)
     """
-    acc = get_accelerator(device)
+    check_axes("ax", ax)
+    check_kwargs("kwargs", kwargs)
+    with renamed(name="device"):
+        acc = get_accelerator(device)
     kwargs.setdefault("label", f"{acc.name} ({precision})")
     ax = plot_roofline(ax, acc.peak(precision), acc.memory_bandwidth, kernels, **kwargs)
     ax.set_ylabel(f"attainable {precision} (TFLOP/s)" if kwargs.get("scale", 1e12) == 1e12 else "FLOP/s")
