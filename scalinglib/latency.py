@@ -49,6 +49,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._validate import (
+    as_float_array,
     check_broadcast,
     check_choice,
     check_flag,
@@ -490,6 +491,22 @@ def simulate_mm1(arrival_rate, service_rate, n_requests=100_000, seed=0):
 _SEEDS_MAX = 1000
 
 
+def _check_seed_summary(summary) -> None:
+    if not isinstance(summary.values, np.ndarray):
+        raise TypeError(f"values must be a numpy array, one row per seed; got {type(summary.values).__name__}")
+    if summary.values.ndim == 0 or summary.values.shape[0] < 1:
+        raise ValueError(f"values must hold one row per seed; got shape {summary.values.shape}")
+    for name in ("mean", "std", "low", "high"):
+        # signed: a simulated quantity may be negative (a difference, a saving)
+        arr = as_float_array(name, getattr(summary, name))
+        if arr.shape != summary.values.shape[1:]:
+            raise ValueError(f"{name} must have the shape of one seed's values {summary.values.shape[1:]}; "
+                             f"got {arr.shape}")
+    if np.any(np.asarray(summary.std, dtype=float) < 0):
+        raise ValueError(f"std must be >= 0; got {summary.std}")
+
+
+@checked_record(_check_seed_summary)
 class SeedSummary(NamedTuple):
     """Mean and spread of a simulated quantity over several seeds (from :func:`over_seeds`).
 
@@ -519,6 +536,7 @@ class SeedSummary(NamedTuple):
         return f"{one(self.mean)} ({one(self.low)}–{one(self.high)})"
 
 
+@public(signed=True)
 def over_seeds(simulate, n_seeds=10, first_seed=0):
     r"""Run a seeded simulation once per seed and summarise it: mean and spread over the seeds.
 

@@ -107,6 +107,7 @@ NOT_QUANTITIES = {
 #: Functions whose result may be negative: everything else returns times, counts, costs, rates or shares.
 MAY_BE_NEGATIVE = {
     "karp_flatt",   # a superlinear measurement gives e < 0
+    "SeedSummary",  # a record of any simulated quantity, which may be a signed difference
 }
 
 #: Functions that draw with matplotlib: their figures are closed after each call.
@@ -123,6 +124,10 @@ def _draw(fig, **values):
 
 def _render(**values):
     return "<p>frame</p>"
+
+
+def _seeded(seed):
+    return 0.5 + 0.01 * seed
 
 
 def _axes():
@@ -143,7 +148,7 @@ BASE = {
     "simulate_hedged_requests": ((), dict(n_requests=500)),
     "simulate_replicas": ((0.8, "hedged"), dict(n_servers=4, n_requests=300)),
     "simulate_slowest_step": ((8, 1.0, 0.05), dict(n_steps=10)),
-    "scaling_run": ((), dict(worker_counts=[1, 2], repeats=1, unit_seconds=0.01)),
+    "over_seeds": ((_seeded,), dict(n_seeds=3)),
     "plot_roofline": ((_axes, 1e14, 2e12), dict(kernels={"x": 10.0})),
     "plot_device_roofline": ((_axes, "A100"), dict(kernels={"x": 10.0})),
     "log2_axis": ((_axes,), {}),
@@ -160,6 +165,7 @@ BASE = {
                         batch_over_limit=False)),
     "TrainingCost": ((1e23, 10.0, 12.0, 2e4, 4e4, 5.0), {}),
     "USLFit": ((0.05, 0.001), {}),
+    "SeedSummary": ((0.5, 0.1, 0.3, 0.7, np.array([0.3, 0.5, 0.7])), {}),
     "RateFit": ((1e-6, 1e10), {}),
     "AlphaBeta": ((5e-6, 2e-11), {}),
     "Task": (("a", 0, 0.0, 1.0), {}),

@@ -278,8 +278,9 @@ REFUSED = [
      ValueError, ["dpi", "600"]),
     (lambda: sl.slider_figure(lambda fig, g: None, {"g": sl.choice("g", [1, 2])}, alt="g = {g}", width=1e6),
      ValueError, ["width"]),
-    (lambda: sl.scaling_run(worker_counts=[1, 10**4]), ValueError, ["worker_counts", "64"]),
-    (lambda: sl.scaling_run(worker_counts=[1, 2], repeats=2**53), ValueError, ["repeats"]),
+    (lambda: sl.labs.scaling(ranks=[2, 4]), ValueError, ["ranks", "include 1"]),
+    (lambda: sl.labs.scaling(ranks=[1, 2], repeats=2**53), ValueError, ["repeats", "100"]),
+    (lambda: sl.labs.scaling(ranks=[1, 2], seconds=1e9), ValueError, ["seconds", "60"]),
     # nonsense once accepted
     (lambda: sl.decode_profile(batch=1e20), ValueError, ["batch"]),
     (lambda: sl.sample_server_latency(10, sigma=1e3), ValueError, ["sigma", "10"]),
