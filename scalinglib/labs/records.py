@@ -205,7 +205,8 @@ class PingPongLab:
     @property
     def fit(self) -> AlphaBeta:
         """alpha and beta fitted to the best times (relative residuals, see ``fit_alpha_beta``), leaving
-        out sizes more than twice above the line: there every batch was slowed down."""
+        out sizes more than twice above the line: one straight line cannot describe them (a change of
+        protocol, or a size whose every batch was held up on a busy machine)."""
         robust = self.robust_fit
         return AlphaBeta(robust.alpha, robust.beta)
 
@@ -224,7 +225,8 @@ class PingPongLab:
                      f"(1/beta = {fit.bandwidth / 1e9:.2f} GB/s), n_1/2 = alpha/beta = {fit.half_size / 1e3:.1f} kB")
         if not fit.kept.all():
             left = ", ".join(format_bytes(n) for n in self.nbytes[~fit.kept])
-            lines.append(f"left out of the fit (more than twice the line: every batch was slowed down): {left}")
+            lines.append(f"left out of the fit (more than twice the line: a change of protocol, or every batch "
+                         f"held up by a busy machine): {left}")
         return "\n".join(lines)
 
     def table(self) -> str:
