@@ -188,6 +188,13 @@ def test_robust_fit_leaves_out_sizes_whose_batches_all_waited(seed):
         labs.fit_alpha_beta_robust(n, t, ratio=1)
 
 
+def test_pingpong_record_notes_medians_held_up_by_the_scheduler():
+    lab = synthetic_pingpong()
+    assert "median batch" not in lab.summary()
+    lab.seconds[[1, 2, 3], 2] = 0.012                            # three of five batches at 128 B waited
+    assert "median batch took more than 10 times the best at 128 B:" in lab.summary()
+
+
 def test_pingpong_record_says_which_sizes_it_left_out():
     lab = synthetic_pingpong()
     lab.seconds[:, 3] = 0.014

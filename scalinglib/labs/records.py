@@ -216,6 +216,12 @@ class PingPongLab:
                  f"best of {self.seconds.shape[0]} batches per size"]
         lines += _launch_lines(self.launch, self.rank_startup)
         lines += [f"note: {n}" for n in self.notes]
+        held = self.median > STALL_RATIO * self.best
+        if held.any():
+            where = ", ".join(format_bytes(n) for n in self.nbytes[held])
+            lines.append(f"note: the median batch took more than {STALL_RATIO:g} times the best at {where}: batches that "
+                         "waited for a CPU (a scheduler time slice of milliseconds), which says nothing about the "
+                         "transport; read the best column")
         try:
             fit = self.robust_fit
         except ValueError as err:
