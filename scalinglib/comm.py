@@ -920,6 +920,10 @@ def bus_bandwidth_factor(collective, p):
     model: for ``p > 2`` the binomial tree moves ``ceil(lg p)`` and
     ``scatter_allgather`` and ``rabenseifner`` ``2(p-1)/p`` bytes per byte.
 
+    The NCCL tests cannot see which algorithm NCCL ran, so they apply these factors to every
+    collective. An all-reduce whose sums are made in the switch (NVLink SHARP) moves fewer bytes
+    than the bound assumes, and its busbw can exceed the link's one-way bandwidth.
+
     Parameters
     ----------
     collective : str
@@ -933,7 +937,7 @@ def bus_bandwidth_factor(collective, p):
 
     References
     ----------
-    NVIDIA nccl-tests, doc/PERFORMANCE.md.
+    NVIDIA nccl-tests, doc/PERFORMANCE.md; nccl-tests issues 212, 274 and 366 (in-network reduction).
 
     Examples
     --------

@@ -437,6 +437,11 @@ def test_section_3_8_c_log2_k_is_a_tree():
     tree = 0.05 + 0.95 / Ks + sl.collective_time("allreduce", grad, Ks, alpha, beta, algorithm="binomial_tree")
     assert Ks[tree.argmin()] == 64 and round(1 / tree.min(), 2) == 8.01
     assert Ks[ring.argmin()] == 307 and round(1 / ring.min(), 2) == 15.12
+    # Section 3.3's smooth c log2 K turns at (1 - f) ln 2 / c = 65.85, so 66 workers; the real tree's 65th worker
+    # adds a seventh level
+    assert round(0.95 * np.log(2) / 0.01, 2) == 65.85
+    assert sl.collective_cost_terms("allreduce", 65, "binomial_tree")[0] == 2 * 7
+    assert sl.collective_cost_terms("allreduce", 64, "binomial_tree")[0] == 2 * 6
 
 
 # --- 3.8.7: a training step on the hardware of Section 3.3's layout model -----------------------------
@@ -469,7 +474,7 @@ def test_section_3_8_7_hardware_is_section_3_3s():
 
 def test_section_3_8_7_tensor_parallel_numbers():
     """Four ring all-reduces of 2bLh bytes per layer (t = 8, h = 12,288, one 2,048-token sequence): 6% of the
-    layer's compute on NVLink 3, 76% over one HDR port; each all-reduce moves 50 MB."""
+    layer's compute on NVLink 3, 76% over one HDR port; each all-reduce moves 50 MB; alpha left out."""
     t, h, seq = 8, 12288, 2048
     layer = 72 * seq * h**2 / (t * X_A100)
     ratios = [4 * sl.collective_time("allreduce", 2 * seq * h, t, 0.0, b, algorithm="ring") / layer
@@ -477,6 +482,9 @@ def test_section_3_8_7_tensor_parallel_numbers():
     assert [round(r, 3) for r in ratios] == [0.063, 0.760]
     assert round(ratios[0], 4) == round(sl.tensor_parallel_comm_fraction(t, h), 4) == 0.0633   # Section 3.2's
     assert round(2 * seq * h / 1e6) == 50
+    # alpha is left out, as in Section 3.2: the four rings' 56 latencies would add 0.28 ms
+    assert 4 * sl.collective_cost_terms("allreduce", t, "ring")[0] == 56
+    assert round(56 * ALPHA * 1e3, 2) == 0.28
 
 
 def test_section_3_8_7_hiding_threshold_by_tensor_parallel_degree():
@@ -497,6 +505,21 @@ def test_section_3_8_7_hiding_threshold_by_tensor_parallel_degree():
     assert round(flat[0] / by_node[0]) == 8
     # the flat-ring closed form, alpha ignored: N, t and p cancel
     assert round((d - 1) / d * 2 * X_A100 * BETA_HDR / 2) == 5977
+
+
+def test_section_3_8_7_the_last_bucket_sticks_out():
+    """PyTorch's default 25 MiB bucket, all-reduced after the backward pass ends: 2.8 to 4.6 ms for t = 1..8,
+    against 1.06 s of compute per step at 1,024 GPUs, so rho_DP leaves it out."""
+    n, d, g, bucket = 13e9, 256, 8, 25 * 2**20
+    tails = []
+    for t in (1, 2, 4, 8):
+        per_node = g // t
+        tails.append(round(sl.multiring_allreduce_time(bucket, d // per_node, per_node, ALPHA, BETA_NVL3, ALPHA,
+                                                       BETA_HDR, nics=per_node) * 1e3, 1))
+    assert tails == [2.8, 3.1, 3.6, 4.6]
+    lay = sl.parallel_layout(1024, n, global_batch_tokens=4e6, critical_batch_tokens=4e6)
+    step = 6 * n * lay.microbatches * 2048 / (lay.tp * lay.pp * X_A100)
+    assert round(step, 2) == 1.06 and max(tails) / 1e3 / step < 0.005
 
 
 def test_section_3_8_7_gradient_all_reduce_in_section_3_3s_layouts():

@@ -296,6 +296,36 @@ def test_the_issues_slips_are_named(key, factor, says):
     assert "%" not in fb.message.split("Answer")[0].replace("a percentage", "") or "%" in part.unit
 
 
+BYTE_ENTRIES = [(k, i, e) for k, i, e in ENTRIES if _REGISTRY[k].unit_of(i).family in ("bytes", "byte rate")]
+
+
+@pytest.mark.parametrize(("key", "i", "e"), BYTE_ENTRIES, ids=[f"{k}[{i}]" for k, i, _ in BYTE_ENTRIES])
+def test_bits_for_bytes_is_named_and_the_bands_hold_around_it(key, i, e):
+    """A size or a rate in bytes given 8 times too large (bits, as in Gb/s) or too small is named as bits for
+    bytes; just outside the tolerance around 8 the reader gets the band, like any other wrong number."""
+    part = _REGISTRY[key]
+    seal = Seal.of_number(e, part.rule_of(i))
+    for factor, says in ((8.0, "bits where bytes are asked"), (1 / 8, "as if they were bits")):
+        x = float(round(e * factor)) if part.whole_of(i) else e * factor
+        ok, message = _judge(part, i, seal, x)
+        assert not ok and "factor of 8" in message and says in message, (key, message)
+    for ratio, band in ((8 * 1.05, "too high (within a factor of 10)"), (8 / 1.05, "too high (within a factor of 10)"),
+                        (1 / 8 * 1.05, "too low (within a factor of 10)"), (1 / 8 / 1.05, "too low (within a factor of 10)")):
+        ok, message = _judge(part, i, seal, e * ratio)
+        assert not ok and band in message and "bits" not in message, (key, ratio, message)
+        for number in _numbers_in(message, core._fmt(e * ratio)):
+            assert _ALLOWED_NUMBER.match(number.rstrip(".,")), (key, message, number)
+
+
+def test_bits_for_bytes_in_the_exercises_of_section_3_8():
+    """The trap of 3.8: 25 Gb/s read for 25 GB/s, 100 Gb/s Ethernet read as 100 GB/s."""
+    fb = check("ex-3-8-3a", expected_answer("ex-3-8-3a") * 8)               # algbw in Gb/s
+    assert fb.status == "incorrect" and "factor of 8" in fb.text() and "12.5 GB/s" in fb.text()
+    fb = check("ex-3-8-1b", expected_answer("ex-3-8-1b") / 8)               # 25 GB/s taken for 25 Gb/s
+    assert fb.status == "incorrect" and "bits" in fb.text()
+    assert "bits" not in check("ex-3-8-4a", expected_answer("ex-3-8-4a") * 8).text()    # a time: a band only
+
+
 def test_the_complement_is_named_only_for_probabilities_and_shares():
     p = expected_answer("ex-3-4-3c")                 # the chance that some leaf is slow
     fb = check("ex-3-4-3c", 1 - p)                   # the chance that none is

@@ -188,6 +188,13 @@ def test_robust_fit_leaves_out_sizes_whose_batches_all_waited(seed):
         labs.fit_alpha_beta_robust(n, t, ratio=1)
 
 
+def test_pingpong_record_notes_medians_held_up_by_the_scheduler():
+    lab = synthetic_pingpong()
+    assert "median batch" not in lab.summary()
+    lab.seconds[[1, 2, 3], 2] = 0.012                            # three of five batches at 128 B waited
+    assert "median batch took more than 10 times the best at 128 B:" in lab.summary()
+
+
 def test_pingpong_record_says_which_sizes_it_left_out():
     lab = synthetic_pingpong()
     lab.seconds[:, 3] = 0.014
@@ -259,6 +266,48 @@ def test_figures_draw_from_synthetic_records():
     _, ax_r = labs.plots.allreduce_figure(fig, synthetic_allreduce(), 2e-6, 1 / 4e9, k=4)
     assert any("predicted" in t.get_text() for t in ax_r.get_legend().get_texts())
     plt.close(fig)
+
+
+def test_pairs_the_model_prices_alike_have_no_crossover_row():
+    """On two ranks the ring and Rabenseifner's algorithm run one schedule: no row for them; on four they differ."""
+    lab = synthetic_allreduce(ks=(2, 4))
+    assert lab.same_schedule("ring", "rabenseifner", 2) and not lab.same_schedule("ring", "rabenseifner", 4)
+    assert not lab.same_schedule("recursive_doubling", "ring", 2)
+    pairs = {(c.k, frozenset((c.first, c.second))) for c in lab.crossovers(2e-6, 1 / 4e9)}
+    assert (2, frozenset(("ring", "rabenseifner"))) not in pairs
+    assert (4, frozenset(("ring", "rabenseifner"))) in pairs and len(pairs) == 5
+
+
+def test_a_held_up_size_is_marked_in_the_all_reduce_table():
+    alpha, beta = 2e-6, 1 / 4e9
+    lab = synthetic_allreduce(alpha, beta, ks=(2,))
+    clean = lab.table(2, alpha, beta)
+    assert "*" not in clean and not lab.stalled("ring", 2, alpha, beta).any()
+    lab.seconds[1, 0, :, 7] = 0.02                             # every ring batch at 128 KiB waited for a CPU
+    text = lab.table(2, alpha, beta)
+    marked = [line for line in text.splitlines() if line.rstrip().endswith("*") or "* " in line]
+    assert lab.stalled("ring", 2, alpha, beta).tolist() == [i == 7 for i in range(lab.nbytes.size)]
+    assert any(line.lstrip().startswith("128 KiB") for line in marked)
+    assert "scheduler time slice" in text.splitlines()[-1]
+    assert "*" not in lab.table(2)                              # no model, nothing to compare with
+
+
+def test_the_ratio_panel_is_logarithmic_and_keeps_a_stalled_point_on_its_edge():
+    import matplotlib.pyplot as plt
+    alpha, beta = 2e-6, 1 / 4e9
+    lab = synthetic_allreduce(alpha, beta, ks=(2,))
+    lab.seconds[0, 0, :, 1] = 55e-6                            # recursive doubling at 32 B: 27 times the ring
+    fig = plt.figure()
+    _, ax_r = labs.plots.allreduce_figure(fig, lab, alpha, beta)
+    low, high = ax_r.get_ylim()
+    assert ax_r.get_yscale() == "log" and low <= 0.5 and 2 <= high < 5
+    labels = [t.get_text() for t in ax_r.get_legend().get_texts()]
+    assert "measured, off the scale" in labels
+    plt.close(fig)
+
+
+def test_the_summary_says_how_open_mpi_is_told_the_algorithm():
+    assert "coll_tuned_allreduce_algorithm" in synthetic_allreduce().summary()
 
 
 def test_a_busy_machine_is_said():

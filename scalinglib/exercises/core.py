@@ -16,7 +16,8 @@ The rules the checker applies, the same for every part:
 * **Bands, not distances.** A wrong number is placed in a band (within 5%, within 25%, within a factor
   of 2, within a factor of 10, further) with its direction; the checker never prints how far off it is.
 * **Slips.** A number that would be right in another unit of the same kind (seconds for days, bytes for
-  GB, a percentage for a fraction, ...) is named as a unit slip. For probabilities and shares, an answer
+  GB, a percentage for a fraction, ...) is named as a unit slip. A size or a rate in bytes that is off by
+  a factor of 8 is named as bits for bytes (Gb/s read as GB/s, or the reverse). For probabilities and shares, an answer
   that is one minus the expected value is named as the complement.
 
 The check does not compare the answer with the expected value directly. Each expected value is *sealed*
@@ -597,6 +598,21 @@ def _rounding(part: Part) -> str:
     return _ROUNDING.get(part.rounding, part.rounding)
 
 
+#: Families whose answers can be off by the 8 bits of a byte (a link sold in Gb/s, an answer asked in GB/s).
+_BYTE_FAMILIES = ("bytes", "byte rate")
+
+
+def _bits_message(x, unit: Unit, factor: float) -> str:
+    """The verdict on an answer 8 times too large or too small in bytes or bytes per second."""
+    if unit.family == "byte rate":
+        example = "a link of 100 Gb/s (bits) carries 12.5 GB/s (bytes)"
+    else:
+        example = "8 bits make one byte"
+    which = "bits where bytes are asked" if factor > 1 else "bytes divided by 8 as if they were bits"
+    asked = unit.name if unit.name == "bytes" else f"{unit.name}, counted in bytes"
+    return f"{_fmt(x)} is off by a factor of 8: check the unit (the answer is in {asked}); it looks like {which}: {example}"
+
+
 def _judge(part: Part, i: int, seal: Seal, x) -> tuple[bool, str]:
     """(right?, message) for entry ``i`` of ``part`` answered with the real number ``x``."""
     unit = part.unit_of(i)
@@ -617,6 +633,10 @@ def _judge(part: Part, i: int, seal: Seal, x) -> tuple[bool, str]:
             return False, (f"{_fmt(x)} is off by a factor of {_factor_text(factor)}: check the unit "
                            f"(the answer is in {unit.symbol.strip() or unit.name}); "
                            f"it looks like the answer in {other.name}")
+    if unit.family in _BYTE_FAMILIES:
+        for factor in (8.0, 1 / 8.0):
+            if seal.accepts(xf / factor):
+                return False, _bits_message(x, unit, factor)
     if part.whole_of(i) and xf != round(xf):
         return False, f"{_fmt(x)} is not a whole number: the answer is {unit.phrase.removeprefix('as ')} " \
                       f"({_rounding(part)})"

@@ -7,7 +7,7 @@ book's look (:mod:`scalinglib.plots`).
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.ticker import MaxNLocator
+from matplotlib.ticker import MaxNLocator, NullLocator
 
 from ..laws import amdahl_speedup
 from ..plots import COLORS, IDEAL, style_axes
@@ -118,7 +118,9 @@ def allreduce_figure(fig, lab: AllreduceLab, alpha: float, beta: float, k: int |
     given alpha and beta and the measured gamma (lines). Right: each algorithm's time divided by the
     ``reference`` algorithm's (the ring by default), measured and modelled, so that a crossover is
     where a curve crosses 1; the measured (solid) and predicted (dotted) crossover of the first two
-    algorithms are marked. Returns the two axes."""
+    algorithms are marked. The ratio axis is logarithmic and spans the model's ratios (at least 0.5 to
+    2): a measured ratio beyond it, such as a size whose batches all waited for a CPU, is drawn as an
+    open triangle on the edge. Returns the two axes."""
     k = int(lab.ks[0]) if k is None else int(k)
     if reference is None:
         reference = "ring" if "ring" in lab.algorithms else lab.algorithms[0]
@@ -128,20 +130,35 @@ def allreduce_figure(fig, lab: AllreduceLab, alpha: float, beta: float, k: int |
     n = lab.nbytes
     ref_best = lab.best(reference, k)
     ref_model = lab.model(reference, k, alpha, beta, gamma)
+    ratios = {name: lab.best(name, k) / ref_best for name in lab.algorithms}
+    model_ratios = {name: lab.model(name, k, alpha, beta, gamma) / ref_model for name in lab.algorithms}
+    finite = np.concatenate([r[np.isfinite(r)] for r in model_ratios.values()] + [np.ones(1)])
+    low, high = min(0.5, finite.min() / 1.5), max(2.0, finite.max() * 1.5)   # the model's range, at least 0.5-2
+    off_scale = []
     for i, name in enumerate(lab.algorithms):
         color = _ALGORITHM_COLORS[i % len(_ALGORITHM_COLORS)]
         marker = "osD^v<"[i % 6]
         best = lab.best(name, k)
         model = lab.model(name, k, alpha, beta, gamma)
+        ratio = ratios[name]
+        inside = (ratio >= low) & (ratio <= high)
         ax_t.plot(n, best * 1e6, marker=marker, linestyle="none", color=color, label=name)
-        ax_r.plot(n, best / ref_best, marker=marker, linestyle="none", color=color, label=name)
+        ax_r.plot(n[inside], ratio[inside], marker=marker, linestyle="none", color=color, label=name)
+        for edge, side, tip in ((high, ratio > high, "^"), (low, ratio < low, "v")):
+            if side.any():
+                off_scale.append((n[side], np.full(side.sum(), edge), tip, color))
         if np.all(np.isfinite(model)):
             ax_t.plot(n, model * 1e6, color=color, linestyle=("-", "--", "-.", ":")[i % 4], linewidth=1.4)
             if np.all(np.isfinite(ref_model)):
-                ax_r.plot(n, model / ref_model, color=color, linestyle=("-", "--", "-.", ":")[i % 4], linewidth=1.4)
+                ax_r.plot(n, model_ratios[name], color=color, linestyle=("-", "--", "-.", ":")[i % 4],
+                          linewidth=1.4)
+    for j, (x, y, tip, color) in enumerate(off_scale):
+        ax_r.plot(x, y, marker=tip, markersize=8, linestyle="none", markerfacecolor="none", color=color,
+                  clip_on=False, label="measured, off the scale" if j == 0 else None)
     ax_r.axhline(1.0, color=COLORS["grey"], linewidth=0.8)
-    if len(lab.algorithms) >= 2:
-        pair = [c for c in lab.crossovers(alpha, beta, gamma) if c.k == k][0]
+    pairs = [c for c in lab.crossovers(alpha, beta, gamma) if c.k == k]
+    if pairs:
+        pair = pairs[0]
         if pair.measured is not None:
             ax_r.axvline(pair.measured, color=COLORS["black"], linewidth=1.0,
                          label=f"{pair.first} / {pair.second}, measured: {format_bytes(pair.measured)}")
@@ -154,8 +171,13 @@ def allreduce_figure(fig, lab: AllreduceLab, alpha: float, beta: float, k: int |
     ax_t.set_yscale("log")
     ax_t.set_ylabel(f"all-reduce time, K = {k} (us)")
     ax_t.set_title("markers: measured; lines: model", fontsize=9, fontweight="normal")
-    ax_r.set_ylim(0, None)
-    ax_r.set_ylabel(f"time / time of {reference}")
+    ax_r.set_yscale("log")
+    ax_r.set_ylim(low, high)
+    ticks = [v for v in (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100) if low <= v <= high]
+    ax_r.set_yticks(ticks)
+    ax_r.set_yticklabels([f"{v:g}" for v in ticks])
+    ax_r.yaxis.set_minor_locator(NullLocator())
+    ax_r.set_ylabel(f"time / time of {reference} (log scale)")
     ax_t.legend(loc="upper left", fontsize=7)
     ax_r.legend(loc="best", fontsize=6)
     return ax_t, ax_r

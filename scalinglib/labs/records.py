@@ -27,7 +27,10 @@ from .analysis import (
 )
 from .launch import LaunchInfo
 
-__all__ = ["ScalingLab", "PingPongLab", "AllreduceLab", "Crossover", "format_bytes"]
+__all__ = ["ScalingLab", "PingPongLab", "AllreduceLab", "Crossover", "format_bytes", "STALL_RATIO"]
+
+#: An all-reduce time more than this many times its model is marked as held up (:meth:`AllreduceLab.stalled`).
+STALL_RATIO = 10.0
 
 
 def format_bytes(n: float) -> str:
@@ -202,7 +205,8 @@ class PingPongLab:
     @property
     def fit(self) -> AlphaBeta:
         """alpha and beta fitted to the best times (relative residuals, see ``fit_alpha_beta``), leaving
-        out sizes more than twice above the line: there every batch was slowed down."""
+        out sizes more than twice above the line: one straight line cannot describe them (a change of
+        protocol, or a size whose every batch was held up on a busy machine)."""
         robust = self.robust_fit
         return AlphaBeta(robust.alpha, robust.beta)
 
@@ -212,6 +216,12 @@ class PingPongLab:
                  f"best of {self.seconds.shape[0]} batches per size"]
         lines += _launch_lines(self.launch, self.rank_startup)
         lines += [f"note: {n}" for n in self.notes]
+        held = self.median > STALL_RATIO * self.best
+        if held.any():
+            where = ", ".join(format_bytes(n) for n in self.nbytes[held])
+            lines.append(f"note: the median batch took more than {STALL_RATIO:g} times the best at {where}: batches that "
+                         "waited for a CPU (a scheduler time slice of milliseconds), which says nothing about the "
+                         "transport; read the best column")
         try:
             fit = self.robust_fit
         except ValueError as err:
@@ -221,7 +231,8 @@ class PingPongLab:
                      f"(1/beta = {fit.bandwidth / 1e9:.2f} GB/s), n_1/2 = alpha/beta = {fit.half_size / 1e3:.1f} kB")
         if not fit.kept.all():
             left = ", ".join(format_bytes(n) for n in self.nbytes[~fit.kept])
-            lines.append(f"left out of the fit (more than twice the line: every batch was slowed down): {left}")
+            lines.append(f"left out of the fit (more than twice the line: a change of protocol, or every batch "
+                         f"held up by a busy machine): {left}")
         return "\n".join(lines)
 
     def table(self) -> str:
@@ -319,12 +330,25 @@ class AllreduceLab:
         wins = np.sum(self.best(a, k)[:half] <= self.best(b, k)[:half])
         return (a, b) if 2 * wins >= half else (b, a)
 
+    def same_schedule(self, a: str, b: str, k: int) -> bool:
+        """Whether 3.8's model gives two algorithms the very same cost on K ranks (the ring and
+        Rabenseifner's algorithm on two ranks both send two messages of n/2 each way)."""
+        if not (self.modelled(a, k) and self.modelled(b, k)):
+            return False
+        terms = [np.asarray(collective_cost_terms("allreduce", k, algorithm=x), dtype=float) for x in (a, b)]
+        return bool(np.allclose(terms[0], terms[1], rtol=1e-12, atol=0.0))
+
     def crossovers(self, alpha: float, beta: float, gamma: float | None = None) -> list[Crossover]:
-        """Every pair of algorithms on every K: the measured and the predicted crossover size."""
+        """Every pair of algorithms on every K: the measured and the predicted crossover size.
+
+        Pairs that the model prices identically on that K (:meth:`same_schedule`) are left out: they
+        never cross in the model, and where their measured times cross only shows noise."""
         g = self.gamma if gamma is None else gamma
         out = []
         for k in self.ks.tolist():
             for a, b in combinations(self.algorithms, 2):
+                if self.same_schedule(a, b, k):
+                    continue
                 first, second = self._small_first(a, b, k)
                 measured = measured_crossover(self.nbytes, self.best(first, k), self.best(second, k))
                 predicted = None
@@ -333,28 +357,44 @@ class AllreduceLab:
                 out.append(Crossover(int(k), first, second, measured, predicted))
         return out
 
+    def stalled(self, algorithm: str, k: int, alpha: float, beta: float, gamma: float | None = None) -> np.ndarray:
+        """True at the sizes whose best time is more than :data:`STALL_RATIO` times the model's: every
+        batch of that size was held up (on a busy machine, a rank waited for a CPU), so the point says
+        nothing about the algorithm. False where the model does not apply."""
+        model = self.model(algorithm, k, alpha, beta, gamma)
+        with np.errstate(invalid="ignore"):
+            return np.isfinite(model) & (self.best(algorithm, k) > STALL_RATIO * model)
+
     def table(self, k: int | None = None, alpha: float | None = None, beta: float | None = None) -> str:
         """Times per size and algorithm on K ranks (the smallest K by default), with the model's
-        times when ``alpha`` and ``beta`` are given."""
+        times when ``alpha`` and ``beta`` are given; a time more than :data:`STALL_RATIO` times its
+        model is marked ``*`` (see :meth:`stalled`)."""
         k = int(self.ks[0]) if k is None else int(k)
-        head = f"{'n':>9}" + "".join(f" {a[:18]:>18}" for a in self.algorithms)
+        head = f"{'n':>9}" + "".join(f" {a[:19]:>19}" for a in self.algorithms)
         rows = [f"all-reduce on K = {k} ranks over {self.transport}: best time (model)" if alpha is not None
                 else f"all-reduce on K = {k} ranks over {self.transport}: best time", head]
         models = {a: self.model(a, k, alpha, beta) for a in self.algorithms} if alpha is not None else {}
+        stalls = {a: self.stalled(a, k, alpha, beta) for a in self.algorithms} if alpha is not None else {}
         for i, n in enumerate(self.nbytes):
             cells = []
             for a in self.algorithms:
                 cell = _us(self.best(a, k)[i])
                 if a in models and np.isfinite(models[a][i]):
                     cell += f" ({_us(models[a][i]).replace(' us', '')})"
-                cells.append(f" {cell:>18}")
+                cell += "*" if a in stalls and stalls[a][i] else " "
+                cells.append(f" {cell:>19}")
             rows.append(f"{format_bytes(n):>9}" + "".join(cells))
+        if any(s.any() for s in stalls.values()):
+            rows.append(f"* more than {STALL_RATIO:g} times the model: every batch of this size was held up, most likely "
+                        "waiting for a CPU for a scheduler time slice (milliseconds); noise, not the algorithm")
         return "\n".join(rows)
 
     def summary(self) -> str:
         ids = ", ".join(f"{a} = {self.algorithm_ids.get(a, '?')}" for a in self.algorithms)
-        lines = [f"Open MPI tuned all-reduce algorithms ({ids}; numbers from {self.ids_source}), float32 sum, "
-                 f"K = {', '.join(map(str, self.ks.tolist()))}, best of {self.seconds.shape[2]} batches per size",
+        lines = [f"Open MPI's tuned all-reduce, one job per algorithm, chosen by number through "
+                 f"coll_tuned_allreduce_algorithm ({ids}; numbers read from {self.ids_source})",
+                 f"float32 sum, K = {', '.join(map(str, self.ks.tolist()))}, best of {self.seconds.shape[2]} "
+                 f"batches per size",
                  f"gamma (MPI's own float32 sum on one rank): {self.gamma * 1e12:.1f} ps/B "
                  f"({1 / self.gamma / 1e9:.2f} GB/s)"]
         lines += [f"note: {n}" for n in self.notes]
