@@ -33,6 +33,10 @@ def _load_rules() -> None:
     """Import the modules that register rules (each adds itself to RULES on import)."""
     sys.path.insert(0, str(ROOT / "tools"))
     # e.g. import lab_metadata  # noqa: F401
+    import cell_tags  # figure, slider and table cells: code folded behind "Show code" in the book
+
+    if cell_tags.tag_figure_cells not in RULES:
+        RULES.append(cell_tags.tag_figure_cells)
 
 
 def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
