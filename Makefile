@@ -68,9 +68,9 @@ site-build-stored: $(READY)
 	@$(BIN)/python tools/build_book.py --stored-outputs
 
 site-test: $(READY)
-	@echo "== site: opening every page in headless Chromium =="
+	@echo "== site: opening every page in headless Chromium (screenshots in _build/screens/) =="
 	@bash tools/ensure_browser.sh
-	@$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_site.py tests/test_site_links.py -m site -rs
+	@$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_site.py tests/test_site_links.py tests/test_layout.py -m site -rs
 
 student: $(READY)
 	@echo "== student: the book without solutions, as HTML and notebooks, in one zip =="

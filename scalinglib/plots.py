@@ -203,6 +203,9 @@ MIN_TEXT_PX = 10.0
 NARROW_WIDTH_IN = 4.0
 #: The narrowest text column the book is laid out for (a 360 px phone less the page margins), CSS px.
 PHONE_COLUMN_PX = 328
+#: The text column of the book on a laptop (1280 px window, both sidebars), CSS px: a figure is shown
+#: this wide, so a figure drawn wider than it gets a text floor raised in proportion.
+DESKTOP_COLUMN_PX = 688
 #: Environment variable that turns off the HTML display of figures (plain PNG as matplotlib makes it).
 PLAIN_ENV = "SCALINGLIB_PLAIN_FIGURES"
 
@@ -533,12 +536,18 @@ def render_svg(fig, *, narrow: bool | None = None, inline_styles: bool = True, i
                min_pt: float = MIN_FONT_PT) -> tuple[SvgFigure, SvgFigure | None]:
     """Render ``fig`` as it is (legible text) and, when that would be too small on a phone, in a phone layout.
 
+    Text smaller than ``min_pt`` is raised to it; a figure wider than :data:`DESKTOP_COLUMN_PX` gets
+    a floor raised in proportion, so that its text is still :data:`MIN_TEXT_PX` when shown at the
+    width of the column.
+
     Returns ``(wide, narrow)``; ``narrow`` is None when the figure is legible on a phone as drawn
     (or when ``narrow=False``). ``fig`` is changed (text sizes, and its layout for the phone
     rendering); callers pass a figure they are about to close, or use :func:`figure_html`.
     """
     def one(suffix):
-        smallest = legible(fig, min_pt)
+        # a figure wider than the column is shown scaled down: raise its text floor to match
+        floor = max(min_pt, MIN_TEXT_PX * 72 * fig.get_size_inches()[0] / DESKTOP_COLUMN_PX)
+        smallest = legible(fig, math.ceil(floor * 2) / 2)     # in half points
         markup, css = compact_svg(_svg_bytes(fig), id_suffix=suffix, inline_styles=inline_styles)
         w, h = fig.get_size_inches()
         return SvgFigure(markup, css, round(w * 96, 1), round(h * 96, 1), round(smallest * 4 / 3, 2))

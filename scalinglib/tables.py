@@ -120,10 +120,11 @@ class Table:
         return "\n".join(out)
 
     def to_html(self) -> str:
-        """The table as HTML: ``<caption>``, units under the headers, numbers right-aligned.
+        """The table as HTML: a caption, units on a line under each header, numbers right-aligned.
 
-        Inline ``text-align`` keeps the alignment in JupyterLab, where the book's stylesheet is
-        not loaded; the book styles the classes (rules, tabular figures, a scroll box on phones).
+        The caption sits above the box that scrolls sideways on a narrow screen, so it stays in view;
+        it also labels the table for screen readers. Inline ``text-align`` keeps the alignment in
+        JupyterLab, where the book's stylesheet is not loaded.
         """
         def cell(tag, text, numeric, extra=""):
             cls = "sl-num" if numeric else "sl-text"
@@ -133,14 +134,18 @@ class Table:
         head = []
         for i, name in enumerate(self.columns):
             unit = self.units[i]
-            label = html.escape(str(name)) + (f' <span class="sl-unit">({html.escape(unit)})</span>' if unit else "")
+            label = html.escape(str(name)) + (f'<br><span class="sl-unit">{html.escape(unit)}</span>' if unit else "")
             head.append(cell("th", label, self.numeric[i], ' scope="col"'))
         body = ["<tr>" + "".join(cell("td", html.escape(t), num) for t, num in zip(row, self.numeric)) + "</tr>"
                 for row in self.cells]
-        caption = f"<caption>{html.escape(self.caption)}</caption>" if self.caption else ""
-        return ('<div class="sl-table-wrap"><table class="sl-table">' + caption
+        caption, label = "", ""
+        if self.caption:
+            caption = f'<p class="sl-table-caption">{html.escape(self.caption)}</p>'
+            label = f' aria-label="{html.escape(self.caption, quote=True)}"'
+        return ('<div class="sl-table">' + caption + '<div class="sl-table-wrap">'
+                + f'<table class="sl-table-grid"{label}>'
                 + "<thead><tr>" + "".join(head) + "</tr></thead><tbody>" + "".join(body)
-                + "</tbody></table></div>")
+                + "</tbody></table></div></div>")
 
 
 def table(rows, columns, *, caption=None, units=None, formats=None, align=None) -> Table:
@@ -191,7 +196,7 @@ def table(rows, columns, *, caption=None, units=None, formats=None, align=None) 
     ----  ---------  --------
     0.50         20        92
     0.99      1,000     4,605
-    >>> "<caption>M/M/1, 10 ms service time</caption>" in t._repr_html_()
+    >>> '<p class="sl-table-caption">M/M/1, 10 ms service time</p>' in t._repr_html_()
     True
     >>> table([("A100", 312e12)], ["device", "peak"], units={"peak": "FLOP/s"}).cells
     (('A100', '312,000,000,000,000'),)

@@ -15,8 +15,9 @@ def _mm1():
 
 def test_html_has_caption_units_rule_and_right_aligned_numbers():
     html = _mm1()._repr_html_()
-    assert html.startswith('<div class="sl-table-wrap"><table class="sl-table"><caption>M/M/1</caption>')
-    assert '<th class="sl-num" style="text-align:right" scope="col">p99 <span class="sl-unit">(ms)</span></th>' in html
+    assert html.startswith('<div class="sl-table"><p class="sl-table-caption">M/M/1</p><div class="sl-table-wrap">'
+                           '<table class="sl-table-grid" aria-label="M/M/1">')
+    assert '<th class="sl-num" style="text-align:right" scope="col">p99<br><span class="sl-unit">ms</span></th>' in html
     assert '<td class="sl-num" style="text-align:right">4,605</td>' in html
     assert "<thead>" in html and "<tbody>" in html
 
