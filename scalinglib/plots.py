@@ -203,9 +203,10 @@ MIN_TEXT_PX = 10.0
 NARROW_WIDTH_IN = 4.0
 #: The narrowest text column the book is laid out for (a 360 px phone less the page margins), CSS px.
 PHONE_COLUMN_PX = 328
-#: The text column of the book on a laptop (1280 px window, both sidebars), CSS px: a figure is shown
+#: The text column of the book on a laptop (1280 px window, both sidebars: 688 px, less a captioned
+#: figure's margins), CSS px: a figure is shown
 #: this wide, so a figure drawn wider than it gets a text floor raised in proportion.
-DESKTOP_COLUMN_PX = 688
+DESKTOP_COLUMN_PX = 656
 #: Environment variable that turns off the HTML display of figures (plain PNG as matplotlib makes it).
 PLAIN_ENV = "SCALINGLIB_PLAIN_FIGURES"
 
