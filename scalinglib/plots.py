@@ -19,6 +19,7 @@ import io
 import math
 import os
 import re
+import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -328,6 +329,8 @@ def compact_svg(svg: bytes, *, id_suffix: str = "", inline_styles: bool = True) 
     visit(root)
     _merge_simple_lines(root)
     _merge_glyph_spans(root)
+    for path in root.iter(f"{{{_SVG_NS}}}path"):
+        path.set("d", _relative_path(path.get("d", "")))
     # matplotlib's own stylesheet (line joins and caps) becomes one more class-free rule
     for defs in root.findall(f"{{{_SVG_NS}}}defs"):
         for style in defs.findall(f"{{{_SVG_NS}}}style"):
@@ -385,6 +388,73 @@ def _merge_simple_lines(root) -> None:
                 child.set("d", piece)
                 child.attrib.update(attrs)
                 groups[key] = child
+
+
+_PATH_TOKEN = re.compile(r"[A-Za-z]|-?\d*\.?\d+")
+_ARGS = {"M": 2, "L": 2, "C": 6, "Q": 4, "Z": 0, "z": 0}
+
+
+def _tenths(value: int) -> str:
+    """A number kept in tenths as short SVG text: 15 -> '1.5', -5 -> '-.5', 30 -> '3'."""
+    if value % 10 == 0:
+        return str(value // 10)
+    text = f"{value / 10:.1f}"
+    return text.replace("0.", ".", 1) if text.startswith(("0.", "-0.")) else text
+
+
+def _join_numbers(numbers) -> str:
+    out = ""
+    for text in numbers:
+        out += text if (not out or text.startswith("-")) else " " + text
+    return out
+
+
+def _relative_path(d: str) -> str:
+    """Rewrite matplotlib's absolute path data (M, L, C, Q, Z) with relative moves and short numbers.
+
+    Coordinates are rounded to 0.1 first and every step is taken between rounded points, so the
+    shape drawn is the rounded absolute one exactly (no drift along a long curve). Path data in any
+    other form is returned unchanged.
+    """
+    tokens = _PATH_TOKEN.findall(d)
+    if not tokens or any(t.isalpha() and t not in _ARGS for t in tokens):
+        return d
+    out, x, y, start = [], 0, 0, (0, 0)
+    i, command = 0, None
+    while i < len(tokens):
+        if tokens[i].isalpha():
+            command = tokens[i]
+            i += 1
+            if command in "Zz":
+                out.append("z")
+                x, y = start
+                continue
+        if command is None:
+            return d
+        n = _ARGS[command]
+        args = tokens[i:i + n]
+        if len(args) < n or any(a.isalpha() for a in args):
+            return d
+        i += n
+        points = [(round(float(args[k]) * 10), round(float(args[k + 1]) * 10)) for k in range(0, n, 2)]
+        if not out and command == "M":
+            x, y = points[0]
+            start = (x, y)
+            out.append("M" + _join_numbers([_tenths(x), _tenths(y)]))
+            continue
+        deltas = []
+        for px, py in points:
+            deltas += [_tenths(px - x), _tenths(py - y)]
+        letter = command.lower()
+        if out and out[-1][0] == letter and letter in "lcq":
+            out[-1] += _join_numbers(["0"] + deltas)[1:] if not deltas[0].startswith("-") else "".join(
+                [_join_numbers(deltas)])
+        else:
+            out.append(letter + _join_numbers(deltas))
+        x, y = points[-1]
+        if command == "M":
+            start = (x, y)
+    return "".join(out)
 
 
 def _merge_glyph_spans(root) -> None:
@@ -506,7 +576,8 @@ def restack(fig, width: float = NARROW_WIDTH_IN) -> bool:
     Panels keep their order (left to right becomes top to bottom); twin axes move with their
     panel; colour bars and insets follow their axes. Figure legends get one column, long titles
     wrap, and tick labels that would overlap keep every other label. A figure that is not one row
-    of panels is only made narrower. Returns True when the panels were restacked.
+    of panels is only made narrower (rows of panels a little taller). Titles and axis labels wrap.
+    Returns True when the panels were restacked.
     """
     old_w, old_h = fig.get_size_inches()
     panels = [ax for ax in fig.axes if ax.get_subplotspec() is not None]
@@ -515,7 +586,8 @@ def restack(fig, width: float = NARROW_WIDTH_IN) -> bool:
     for legend in fig.legends:    # a legend laid out in a row of columns would be wider than a phone
         _one_column(legend)
     legend_h = sum(0.2 * (len(lg.get_texts()) + 1) for lg in fig.legends)
-    titles = [ax.title for ax in fig.axes] + [getattr(fig, "_suptitle", None)]
+    titles = ([ax.title for ax in fig.axes] + [ax.xaxis.label for ax in fig.axes] + [ax.yaxis.label for ax in fig.axes]
+              + [getattr(fig, "_suptitle", None), getattr(fig, "_supxlabel", None)])
     for title in titles:
         if title is not None and title.get_text():
             title.set_wrap(True)
@@ -527,8 +599,15 @@ def restack(fig, width: float = NARROW_WIDTH_IN) -> bool:
             span = ax.get_subplotspec().colspan
             ax.set_subplotspec(grid[span.start:span.stop, 0])
         fig.set_size_inches(width, panel_h * ncols + legend_h)
-    else:
-        fig.set_size_inches(width, max(min(old_h * 0.95, 3.0), 2.2) + legend_h)
+    else:   # the same panels, narrower; rows of panels get more height for their text
+        fig.set_size_inches(width, max(old_h * (1.5 if nrows > 1 else 1.0), 2.4) + legend_h)
+    # a legend laid out in a row that no longer fits the width goes to one column (measured before the
+    # layout runs: a legend wider than the figure would make the layout give up)
+    renderer = fig.canvas.get_renderer()
+    crowded = [lg for lg in list(fig.legends) + [ax.get_legend() for ax in fig.axes]
+               if lg is not None and lg.get_window_extent(renderer).width > 0.9 * fig.bbox.width]
+    for legend in crowded:
+        _one_column(legend)
     _thin_crowded_tick_labels(fig)
     return stacked
 
@@ -558,8 +637,15 @@ def render_svg(fig, *, narrow: bool | None = None, inline_styles: bool = True, i
         narrow = wide.legible_width() > PHONE_COLUMN_PX
     if not narrow:
         return wide, None
-    restack(fig)
-    return wide, one(id_suffix + "n" if id_suffix else "")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        restack(fig)
+        small = one(id_suffix + "n" if id_suffix else "")
+    if any("collapsed" in str(w.message) for w in caught):
+        return wide, None      # the panels do not fit a phone's width: the page scrolls the wide figure instead
+    for w in caught:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return wide, small
 
 
 def _data_uri(svg: str) -> str:
@@ -631,8 +717,9 @@ class _Snapshot:
                       for which, ticks in (("major", axis.get_major_ticks(1)), ("minor", axis.get_minor_ticks(1)))
                       if ticks]
         self.specs = [(ax, ax.get_subplotspec()) for ax in fig.axes if ax.get_subplotspec() is not None]
+        legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
         self.legend_boxes = [(box, list(box._children)) for box in
-                             (getattr(lg, "_legend_handle_box", None) for lg in fig.legends) if box is not None]
+                             (getattr(lg, "_legend_handle_box", None) for lg in legends) if box is not None]
         self.formatters = [(axis, axis.get_major_formatter()) for ax in fig.axes for axis in (ax.xaxis, ax.yaxis)]
         self.wraps = [(t, t.get_wrap()) for t in fig.findobj(Text)]
 

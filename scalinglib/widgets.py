@@ -437,10 +437,15 @@ def slider_figure(draw, params, *, alt, width=6.4, height=3.2, dpi=80, max_frame
     first = _draw_frame(draw, combos[0], width, height, dpi, narrow=True)
     narrow = first["narrow"] is not None and _frame_bytes(first) * len(combos) <= STATE_BUDGET
     frames = {}
-    css: dict = {}
     for values in combos:
-        frame = first if narrow and values == combos[0] else _draw_frame(draw, values, width, height, dpi, narrow)
-        frames[tuple(values.values())] = frame
+        frames[tuple(values.values())] = (first if narrow and values == combos[0]
+                                          else _draw_frame(draw, values, width, height, dpi, narrow))
+    if narrow and sum(map(_frame_bytes, frames.values())) > STATE_BUDGET:   # the estimate was short: no phone layout
+        frames = {key: {**frame, "narrow": None} for key, frame in frames.items()}
+    if not narrow:
+        frames = {key: {**frame, "narrow": None} for key, frame in frames.items()}
+    css: dict = {}
+    for frame in frames.values():
         for part in (frame["wide"], frame["narrow"]):
             if part:
                 css.update(part["css"])

@@ -117,3 +117,49 @@ def test_install_display_can_be_turned_off(monkeypatch):
 def _close_figures():
     yield
     plt.close("all")
+
+
+def _absolute_points(d):
+    """Parse the relative path data written by _relative_path back into absolute points (for checking)."""
+    tokens = re.findall(r"[A-Za-z]|-?\d*\.?\d+", d)
+    points, x, y, start, i, cmd = [], 0.0, 0.0, (0.0, 0.0), 0, None
+    sizes = {"M": 2, "m": 2, "l": 2, "c": 6, "q": 4, "z": 0}
+    while i < len(tokens):
+        if tokens[i].isalpha():
+            cmd = tokens[i]
+            i += 1
+            if cmd == "z":
+                x, y = start
+                points.append(("z", round(x, 1), round(y, 1)))
+                continue
+        n = sizes[cmd]
+        vals = [float(v) for v in tokens[i:i + n]]
+        i += n
+        if cmd == "M":
+            x, y = vals
+        else:
+            pts = [(x + vals[k], y + vals[k + 1]) for k in range(0, n, 2)]
+            for px, py in pts:
+                points.append((cmd, round(px, 1), round(py, 1)))
+            x, y = pts[-1]
+        if cmd in "Mm":
+            start = (x, y)
+            points.append(("m", round(x, 1), round(y, 1)))
+    return points
+
+
+def test_relative_path_draws_the_rounded_absolute_path():
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        xs, ys = rng.uniform(-50, 600, 40), rng.uniform(-20, 300, 40)
+        d = "M " + " ".join(f"{x:.6f} {y:.6f}" + (" L" if k < 39 else "") for k, (x, y) in enumerate(zip(xs, ys)))
+        d = d.replace(" L", " L ").replace("  ", " ") + " z"
+        out = plots._relative_path(d)
+        assert len(out) < len(d)
+        got = [(p[1], p[2]) for p in _absolute_points(out) if p[0] in "ml"]
+        want = [(round(x, 1) + 0.0, round(y, 1) + 0.0) for x, y in zip(xs, ys)]
+        np.testing.assert_allclose(got, want, atol=0.051)
+    # anything but M, L, C, Q, Z is left alone
+    assert plots._relative_path("M 0 0 A 5 5 0 0 1 10 10") == "M 0 0 A 5 5 0 0 1 10 10"

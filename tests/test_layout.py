@@ -4,7 +4,8 @@ For every page and each of the four settings:
 
 * the document is no wider than the window (nothing scrolls the page sideways);
 * no element reaches past the window's edge unless it sits inside a box that scrolls sideways
-  (code, printed output, wide tables, a figure kept at a legible size);
+  (code, printed output, wide tables, a figure kept at a legible size); a box that only clips
+  (``overflow: hidden``) does not count, since what it hides cannot be reached;
 * every figure's smallest text is at least ``MIN_TEXT_PX`` CSS pixels tall as shown: for figures
   drawn by ``scalinglib.plots.figure_html`` from the image's natural size, its shown size and the
   font size it was drawn with (``data-font-px``); for slider frames (SVG in the page) from the
@@ -74,12 +75,13 @@ MEASURE_JS = """(minPx) => {
   window.scrollTo(0, 0);
   const vw = document.documentElement.clientWidth;
   const visible = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
-  // Inside a box that scrolls sideways (or clips) and itself fits the window: allowed past the edge.
+  // Inside a box that scrolls sideways and itself fits the window: allowed past the edge. A box that
+  // merely clips (overflow hidden) does not count: what it hides is cut off, not reachable.
   const contained = (el) => {
     if (el.closest('mjx-assistive-mml')) return true;   // MathJax's copy for screen readers: clipped to nothing
     for (let p = el.parentElement; p && p !== document.documentElement; p = p.parentElement) {
       const ox = getComputedStyle(p).overflowX;
-      if (ox === 'auto' || ox === 'scroll' || ox === 'hidden' || ox === 'clip') {
+      if (ox === 'auto' || ox === 'scroll') {
         const b = p.getBoundingClientRect();
         if (b.right <= vw + 1 && b.left >= -1) return true;
       }

@@ -6,7 +6,8 @@
   "use strict";
   var SELECTOR = [
     "div.cell_output .output", "div.highlight pre", ".pst-scrollable-table-container", ".sl-table-wrap",
-    ".sl-figure", ".sl-stack", ".scalinglib-html-frame", "mjx-container[display='true']", "div.math"
+    ".sl-figure", ".sl-stack", ".scalinglib-html-frame", "mjx-container[display='true']", "div.math",
+    "span.sl-wide-math"
   ].join(",");
 
   function update(box) {
@@ -19,7 +20,19 @@
     }
   }
 
+  // Inline math wider than its line (MathJax 3 does not break lines) becomes a block that scrolls.
+  function widenMath() {
+    document.querySelectorAll(".bd-content span.math > mjx-container:not([display='true'])").forEach(function (mj) {
+      var span = mj.parentElement;
+      var room = span.parentElement ? span.parentElement.clientWidth : 0;
+      if (room && mj.getBoundingClientRect().width > room) {
+        span.classList.add("sl-wide-math");
+      }
+    });
+  }
+
   function updateAll() {
+    widenMath();
     document.querySelectorAll(SELECTOR).forEach(update);
   }
 
