@@ -19,6 +19,7 @@ import io
 import math
 import os
 import re
+import textwrap
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -608,6 +609,10 @@ def restack(fig, width: float = NARROW_WIDTH_IN) -> bool:
                if lg is not None and lg.get_window_extent(renderer).width > 0.9 * fig.bbox.width]
     for legend in crowded:
         _one_column(legend)
+        if legend.get_window_extent(renderer).width > 0.9 * fig.bbox.width:   # still too wide: wrap the labels
+            for text in legend.get_texts():
+                chars = max(12, int(0.75 * width * 72 / (0.6 * text.get_fontsize())))
+                text.set_text(textwrap.fill(text.get_text(), chars))
     _thin_crowded_tick_labels(fig)
     return stacked
 
@@ -691,9 +696,12 @@ def figure_html(fig, alt: str | None = None, *, close: bool = True) -> str:
             plt.close(fig)
         else:
             state.restore()
+    # never narrower than the width at which its text is still legible: a wider figure than the column
+    # scrolls in its box (the phone layout, when there is one, is legible at a phone's width)
+    least = (narrow or wide).legible_width()
     img = (f'<img class="sl-figure-img" src="{_data_uri(wide.svg)}" width="{wide.width:g}" height="{wide.height:g}" '
            f'alt="{html_lib.escape(alt_text, quote=True)}" data-font-px="{wide.font_px:g}" '
-           f'style="max-width:min(100%, {round(wide.width * 1.15)}px)"')
+           f'style="max-width:{round(wide.width * 1.15)}px;min-width:{least}px"')
     if narrow is None:
         return f'<div class="sl-figure">{img}></div>'
     breakpoint_px = wide.legible_width() + 32
@@ -711,7 +719,7 @@ class _Snapshot:
 
         self.fig = fig
         self.size = tuple(fig.get_size_inches())
-        self.fonts = [(t, t.get_fontsize()) for t in fig.findobj(Text)]
+        self.fonts = [(t, t.get_fontsize(), t.get_text()) for t in fig.findobj(Text)]
         self.ticks = [(ax, name, which, ticks[0].label1.get_fontsize())
                       for ax in fig.axes for name, axis in (("x", ax.xaxis), ("y", ax.yaxis))
                       for which, ticks in (("major", axis.get_major_ticks(1)), ("minor", axis.get_minor_ticks(1)))
@@ -725,8 +733,9 @@ class _Snapshot:
 
     def restore(self):
         self.fig.set_size_inches(*self.size)
-        for text, size in self.fonts:
+        for text, size, content in self.fonts:
             text.set_fontsize(size)
+            text.set_text(content)
         for ax, name, which, size in self.ticks:
             ax.tick_params(axis=name, which=which, labelsize=size)
         for ax, spec in self.specs:

@@ -109,7 +109,8 @@ MEASURE_JS = """(minPx) => {
     if (!visible(img) || !img.naturalWidth) continue;
     const narrow = img.currentSrc && img.currentSrc !== img.src;
     const natural = parseFloat(narrow ? img.dataset.fontPxNarrow : img.dataset.fontPx);
-    texts.push({what: 'figure', px: natural * img.clientWidth / img.naturalWidth, narrow: !!narrow});
+    texts.push({what: 'figure "' + img.alt.slice(0, 50) + '"', px: natural * img.clientWidth / img.naturalWidth,
+                narrow: !!narrow});
   }
   for (const frame of root.querySelectorAll('.sl-frame')) {
     for (const svg of frame.querySelectorAll('svg')) {
@@ -117,7 +118,8 @@ MEASURE_JS = """(minPx) => {
       const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
       let least = Infinity;
       for (const t of svg.querySelectorAll('text')) least = Math.min(least, parseFloat(getComputedStyle(t).fontSize));
-      if (least < Infinity) texts.push({what: 'slider frame', px: least * scale,
+      if (least < Infinity) texts.push({what: 'slider frame "' + frame.getAttribute('aria-label').slice(0, 50) + '"',
+                                        px: least * scale,
                                         narrow: svg.classList.contains('sl-narrow')});
     }
   }
