@@ -72,9 +72,9 @@ site-build-stored: $(READY) vendor
 	$(BIN)/python tools/build_book.py --stored-outputs --fresh; \
 	echo "== site: built in $${SECONDS} s =="
 
-SITE_TEST = SECONDS=0; echo "== site: opening every page in headless Chromium, checking every link =="; \
+SITE_TEST = SECONDS=0; echo "== site: opening every page in headless Chromium, checking every link and the phone layout (screenshots in _build/screens/) =="; \
 	bash tools/ensure_browser.sh; \
-	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_site.py tests/test_site_links.py -m site -rs; \
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_site.py tests/test_site_links.py tests/test_layout.py -m site -rs; \
 	echo "== site: checked in $${SECONDS} s =="
 
 # the checks of a site already built (make book or make site-build-stored)

@@ -93,7 +93,8 @@ from .layout import (
 from .memory import BYTES_PER_PARAM, devices_to_hold, kv_cache_bytes, model_bytes
 from .metrics import efficiency, speedup, weak_efficiency
 from .placement import step_traffic, tensor_parallel_ring_fraction
-from .plots import COLORS, figure_png, log2_axis, new_figure
+from .plots import COLORS, figure_html, figure_png, log2_axis, new_figure
+from .plots import install_display as _install_display
 from .probe import AlphaBeta, RateFit, best_rate, fit_alpha_beta, fit_rate
 from .roofline import (
     arithmetic_intensity,
@@ -130,6 +131,7 @@ from .scaling import (
     weak_time,
 )
 from .serving import DECODERS, DecoderShape, decode_profile, get_decoder
+from .tables import table
 from .usl import USLFit, fit_usl, usl_peak_workers, usl_speedup
 from .widgets import choice, slider_figure, slider_html
 from .workdepth import (
@@ -154,6 +156,10 @@ from .workdepth import (
 )
 
 __version__ = "0.1.0"
+
+# In a notebook, figures show as crisp SVG with a phone layout, the same in JupyterLab and in the book
+# (scalinglib.plots.figure_html); outside IPython this does nothing.
+_install_display()
 
 __all__ = [
     # metrics (3.1)
@@ -323,6 +329,8 @@ __all__ = [
     "new_figure",
     "log2_axis",
     "figure_png",
+    "figure_html",
+    "table",
     "choice",
     "slider_figure",
     "slider_html",

@@ -12,8 +12,11 @@ slider in the book is built here the same way:
    slider by ``widgets.jslink``, a link the browser keeps by itself.
 
 With two sliders the outer stack follows the first slider and each of its
-children is a stack that follows the second, and so on. A section author writes
-only the drawing function and the slider ranges::
+children is a stack that follows the second, and so on. Every panel looks the
+same: labels in a column of fixed width, named choices (a device, a model size)
+as toggle buttons or a drop-down, ordered numbers as sliders, and frames drawn
+as SVG at the full width of the text, with a phone layout when the page-weight
+budget allows. A section author writes only the drawing function and the ranges::
 
     slider_figure(draw, {"f": choice("serial fraction f", [0.01, 0.05, 0.2])})
 
@@ -23,16 +26,16 @@ page carries every frame), :data:`MAX_FRAMES` by default.
 
 from __future__ import annotations
 
-import base64
 import functools
 import hashlib
 import html
 import itertools
+import json
 import math
 import numbers
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +43,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ._validate import _describe, check_format, check_frame, single_whole
-from .plots import figure_png, house_style
+from .plots import SvgFigure, house_style, render_svg
 
 __all__ = [
     "Choice",
@@ -58,22 +61,44 @@ MAX_FRAMES = 64
 FRAMES_LIMIT = 256
 #: Environment variable naming a folder where frames drawn by library functions are cached.
 CACHE_ENV = "SCALINGLIB_FRAME_CACHE"
-#: Frames are stored as palette PNGs of this many colours (about a quarter of the bytes).
-FRAME_COLORS = 64
+#: How frames are stored (part of the frame cache's key): compact SVG, text as text.
+FRAME_FORMAT = "svg-1"
+#: Saved widget state a panel may add to its page, in bytes (tests/test_site.py checks the built pages).
+STATE_BUDGET = 400_000
+#: Bytes of saved state each frame costs besides its markup (its widget model), for the budget estimate.
+FRAME_MODEL_BYTES = 700
+#: The kinds of control a choice can ask for (None: chosen from its values).
+CONTROLS = (None, "slider", "buttons", "dropdown")
+#: Runs of at most this many numbers get buttons rather than a slider.
+FEW_POSITIONS = 3
+#: Width of the label column of a control panel.
+LABEL_WIDTH = "11em"
 
 
 @dataclass(frozen=True)
 class Choice:
-    """The positions of one slider: a label, the values in order, the starting value and their format."""
+    """The positions of one control: a label, the values in order, the starting value and their format.
+
+    ``control`` is ``"slider"``, ``"buttons"``, ``"dropdown"`` or None (chosen from the values: named
+    choices and numbers with at most :data:`FEW_POSITIONS` positions get buttons or a drop-down,
+    longer runs of numbers a slider).
+    """
 
     label: str
     values: tuple
     default: Any
     fmt: Callable[[Any], str] = field(repr=False)
+    control: str | None = None
 
     @property
     def default_index(self) -> int:
         return self.values.index(self.default)
+
+    @property
+    def categorical(self) -> bool:
+        """True for named choices (any value is not a number) and for very short runs of numbers."""
+        named = any(isinstance(v, (str, bytes)) or not isinstance(v, numbers.Number) for v in self.values)
+        return named or len(self.values) <= FEW_POSITIONS
 
     def text(self, value) -> str:
         return self.fmt(value)
@@ -87,8 +112,8 @@ def _formatter(fmt) -> Callable[[Any], str]:
     raise TypeError(f"fmt must be a format string such as '{{:g}}' or a function; got {fmt!r}")
 
 
-def choice(label: str, values: Sequence, default=None, fmt="{:g}") -> Choice:
-    """Describe one slider.
+def choice(label: str, values: Sequence, default=None, fmt="{:g}", control=None) -> Choice:
+    """Describe one control (a slider, toggle buttons or a drop-down).
 
     Parameters
     ----------
@@ -101,6 +126,10 @@ def choice(label: str, values: Sequence, default=None, fmt="{:g}") -> Choice:
     fmt : str or callable, optional
         A format string (``"{:g}"``, ``"{:.0%}"``) or a function giving the text
         shown for a value.
+    control : {None, "slider", "buttons", "dropdown"}, optional
+        Force a kind of control; by default named choices (strings) and runs of at
+        most three numbers get toggle buttons (a drop-down when the labels are long)
+        and longer runs of numbers a slider.
 
     Returns
     -------
@@ -116,6 +145,8 @@ def choice(label: str, values: Sequence, default=None, fmt="{:g}") -> Choice:
     >>> c = choice("serial fraction f", [0.01, 0.05, 0.2], default=0.05)
     >>> c.default_index, c.text(0.2)
     (1, '0.2')
+    >>> choice("device", ["A100", "H100"], fmt="{}").categorical
+    True
     """
     if not isinstance(label, str) or not label:
         raise TypeError(f"label must be a non-empty string; got {label!r}")
@@ -154,7 +185,9 @@ def choice(label: str, values: Sequence, default=None, fmt="{:g}") -> Choice:
             default is v or (isinstance(default, numbers.Real) and isinstance(v, numbers.Real) and default == v)
             or (type(default) is type(v) and default == v) for v in vals):
         raise ValueError(f"default {default!r} of slider {label!r} is not one of its values {vals!r}")
-    return Choice(label, vals, default, form)
+    if not (control is None or isinstance(control, str)) or control not in CONTROLS:
+        raise ValueError(f"control must be one of {CONTROLS}; got {control!r}")
+    return Choice(label, vals, default, form, control)
 
 
 def _check_note(note) -> None:
@@ -205,7 +238,7 @@ def _library_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def _cache_path(draw, values, width, height, dpi) -> Path | None:
+def _cache_path(draw, values, width, height, dpi, narrow=False) -> Path | None:
     """Where a frame drawn by a library function may be cached, if caching is on.
 
     Set the environment variable ``SCALINGLIB_FRAME_CACHE`` to a folder to reuse
@@ -218,45 +251,55 @@ def _cache_path(draw, values, width, height, dpi) -> Path | None:
     if not folder or not module.startswith("scalinglib."):
         return None
     key = repr((_library_fingerprint(), module, draw.__qualname__, sorted(values.items()),
-                width, height, dpi, FRAME_COLORS))
-    return Path(folder) / (hashlib.sha256(key.encode()).hexdigest() + ".png")
+                width, height, dpi, FRAME_FORMAT, narrow))
+    return Path(folder) / (hashlib.sha256(key.encode()).hexdigest() + ".json")
 
 
-def _draw_png(draw, values, width, height, dpi) -> bytes:
-    cached = _cache_path(draw, values, width, height, dpi)
+def _frame_id(draw, values, width, height) -> str:
+    """A short id, the same on every run, that keeps one frame's SVG ids apart from every other's on a page."""
+    key = repr((getattr(draw, "__module__", ""), getattr(draw, "__qualname__", repr(draw)), sorted(values.items()),
+                width, height))
+    return "f" + hashlib.sha1(key.encode()).hexdigest()[:8]
+
+
+def _draw_frame(draw, values, width, height, dpi, narrow=False) -> dict:
+    """One frame as ``{"wide": SvgFigure fields, "narrow": ... or None}``, from the cache when it is there."""
+    cached = _cache_path(draw, values, width, height, dpi, narrow)
     if cached is not None and cached.exists():
-        return cached.read_bytes()
-    png = _render_png(draw, values, width, height, dpi)
+        return json.loads(cached.read_text())
+    frame = _render_frame(draw, values, width, height, narrow)
     if cached is not None:
         cached.parent.mkdir(parents=True, exist_ok=True)
         tmp = cached.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(png)
+        tmp.write_text(json.dumps(frame))
         tmp.replace(cached)  # atomic, so parallel runs never read half a file
-    return png
+    return frame
 
 
-def _render_png(draw, values, width, height, dpi) -> bytes:
+def _render_frame(draw, values, width, height, narrow) -> dict:
     with house_style():
         fig = plt.figure(figsize=(width, height), layout="constrained")
         try:
             draw(fig, **values)
-        except Exception:
+            wide, small = render_svg(fig, narrow=narrow, inline_styles=False,
+                                     id_suffix=_frame_id(draw, values, width, height))
+        finally:
             plt.close(fig)
-            raise
-    return figure_png(fig, dpi=dpi, colors=FRAME_COLORS)
+    return {"wide": asdict(wide), "narrow": asdict(small) if small is not None else None}
 
 
 def render_frames(draw, params, *, width=6.4, height=3.2, dpi=80, max_frames=MAX_FRAMES) -> dict[tuple, bytes]:
-    """Draw every frame of a slider figure; return ``{values tuple: PNG bytes}``.
+    """Draw every frame of a slider figure; return ``{values tuple: SVG bytes}``.
 
     ``draw(fig, **values)`` receives an empty figure in the house style.
-    This is what :func:`slider_figure` shows, exposed for tests.
+    This is what :func:`slider_figure` shows (its wide layout), exposed for tests.
     """
     if not callable(draw):
         raise TypeError(f"draw must be a function draw(fig, **values); got {_describe(draw)}")
     width, height, dpi = check_frame(width, height, dpi)
     _check_params(params, max_frames)
-    return {tuple(v.values()): _draw_png(draw, v, width, height, dpi) for v in frame_values(params)}
+    return {tuple(v.values()): _draw_frame(draw, v, width, height, dpi)["wide"]["svg"].encode("utf-8")
+            for v in frame_values(params)}
 
 
 def _alt_text(alt, values) -> str:
@@ -267,31 +310,70 @@ def _alt_text(alt, values) -> str:
     return str(alt).format(**values)
 
 
-def _img_tag(png: bytes, alt: str) -> str:
-    """An <img> carrying the PNG inline, with alt text (widgets.Image has no alt)."""
-    data = base64.b64encode(png).decode("ascii")
-    return (
-        f'<img class="scalinglib-frame" src="data:image/png;base64,{data}" '
-        f'alt="{html.escape(alt, quote=True)}" style="max-width:100%;height:auto">'
-    )
+def _frame_html(frame: dict, alt: str) -> str:
+    """One frame: the figure as SVG in the page (and its phone layout, when there is one), labelled for screen readers."""
+    wide, narrow = frame["wide"], frame["narrow"]
+    parts = [wide["svg"].replace('class="sl-svg"', 'class="sl-svg sl-wide" aria-hidden="true"', 1)]
+    if narrow is not None:
+        parts.append(narrow["svg"].replace('class="sl-svg"', 'class="sl-svg sl-narrow" aria-hidden="true"', 1))
+    return (f'<div class="sl-frame" role="img" aria-label="{html.escape(alt, quote=True)}" '
+            f'data-font-px="{wide["font_px"]:g}">{"".join(parts)}</div>')
+
+
+def _panel_css(panel_id: str, css: dict, frame: dict | None) -> str:
+    """The styles of one slider panel: the SVG classes of its frames and when to show the phone layout."""
+    rules = [".sl-svg *{stroke-linejoin:round;stroke-linecap:butt}"]
+    rules += [f".{name}{{{decl}}}" for name, decl in sorted(css.items())]
+    if frame is not None:
+        wide = SvgFigure(**frame["wide"])
+        scope = f".{panel_id}"
+        if frame["narrow"] is not None:
+            narrow = SvgFigure(**frame["narrow"])
+            below = wide.legible_width() + 32
+            rules.append(f"{scope} .sl-narrow{{display:none}}")
+            rules.append(f"@media (max-width:{below}px){{{scope} .sl-wide{{display:none}}"
+                         f"{scope} .sl-narrow{{display:block;min-width:{narrow.legible_width()}px}}}}")
+        else:   # no phone layout: on a narrow screen the figure keeps a legible size and scrolls sideways
+            rules.append(f"{scope} .sl-wide{{min-width:{wide.legible_width()}px}}")
+    return "<style>" + "".join(rules) + "</style>"
+
+
+def _uses_buttons(spec: Choice) -> bool:
+    texts = [spec.text(v) for v in spec.values]
+    return len(texts) <= 4 and sum(len(t) for t in texts) <= 32
+
+
+def _controls(items):
+    """One control per parameter: toggle buttons or a drop-down for named choices, a slider for numbers.
+
+    Every control exposes ``index``, the position that ``jslink`` ties to the frames, and shows its
+    label in a column of fixed width so that the controls of a panel line up.
+    """
+    import ipywidgets as widgets
+
+    controls = []
+    for _name, spec in items:
+        kind = spec.control or ("buttons" if spec.categorical and _uses_buttons(spec)
+                                else "dropdown" if spec.categorical else "slider")
+        options = [(spec.text(v), i) for i, v in enumerate(spec.values)]
+        common = {"options": options, "value": spec.default_index, "description": spec.label}
+        if kind == "buttons":
+            control = widgets.ToggleButtons(**common, style={"description_width": LABEL_WIDTH, "button_width": "auto"})
+        elif kind == "dropdown":
+            control = widgets.Dropdown(**common, style={"description_width": LABEL_WIDTH},
+                                       layout=widgets.Layout(width="min(100%, 32em)"))
+        else:
+            control = widgets.SelectionSlider(**common, style={"description_width": LABEL_WIDTH},
+                                              continuous_update=True, readout=True,
+                                              layout=widgets.Layout(width="min(100%, 36em)"))
+        control.add_class("sl-control")
+        controls.append(control)
+    return controls
 
 
 def _sliders(items):
-    import ipywidgets as widgets
-
-    sliders = []
-    for _name, spec in items:
-        sliders.append(
-            widgets.SelectionSlider(
-                options=[(spec.text(v), i) for i, v in enumerate(spec.values)],
-                value=spec.default_index,
-                description=spec.label,
-                continuous_update=True,
-                style={"description_width": "initial"},
-                layout=widgets.Layout(width="min(100%, 30em)"),
-            )
-        )
-    return sliders
+    """The controls of a panel (kept under its old name: every control was once a slider)."""
+    return _controls(items)
 
 
 def _linked_stacks(items, sliders, make_leaf, links, fixed=None, level=0, layout=None):
@@ -317,21 +399,34 @@ def _linked_stacks(items, sliders, make_leaf, links, fixed=None, level=0, layout
     return stack
 
 
-def _assemble(items, sliders, make_leaf, note):
+def _assemble(items, sliders, make_leaf, note, css_html="", panel_class=""):
     import ipywidgets as widgets
 
     links: list = []
     stack = _linked_stacks(items, sliders, make_leaf, links)
-    parts = [widgets.VBox(sliders), stack]
-    if note:
-        parts.append(widgets.HTML(f'<span class="scalinglib-slider-note">{html.escape(note)}</span>'))
+    stack.add_class("sl-stack")
+    controls = widgets.VBox(sliders)
+    controls.add_class("sl-controls")
+    parts = [controls, stack]
+    if note or css_html:
+        text = f'<span class="scalinglib-slider-note">{html.escape(note)}</span>' if note else ""
+        parts.append(widgets.HTML(css_html + text))
     box = widgets.VBox(parts, layout=widgets.Layout(width="100%"))
+    box.add_class("sl-panel")
+    if panel_class:
+        box.add_class(panel_class)
     box.links = links  # the browser-side links, kept for inspection (and alive with the box)
     return box
 
 
+def _frame_bytes(frame: dict) -> int:
+    """Bytes one frame adds to a page's saved widget state (its markup as JSON, plus the frame's model)."""
+    markup = frame["wide"]["svg"] + (frame["narrow"]["svg"] if frame["narrow"] else "")
+    return len(json.dumps(markup)) + FRAME_MODEL_BYTES
+
+
 def slider_figure(draw, params, *, alt, width=6.4, height=3.2, dpi=80, max_frames=MAX_FRAMES, note=None):
-    """A figure driven by one or more sliders, working with or without a kernel.
+    """A figure driven by one or more controls, working with or without a kernel.
 
     Parameters
     ----------
@@ -339,16 +434,16 @@ def slider_figure(draw, params, *, alt, width=6.4, height=3.2, dpi=80, max_frame
         ``draw(fig, **values)`` draws one frame on an empty figure in the house
         style; the keyword names are the keys of ``params``.
     params : dict of str to Choice
-        The sliders, made with :func:`choice`, in display order.
+        The controls, made with :func:`choice`, in display order. Named choices
+        (strings) become toggle buttons or a drop-down; numbers become sliders.
     width, height : float
-        Frame size in inches; at ``dpi`` 80 the default is 512 x 256 pixels.
+        Frame size in inches, as drawn; the page shows it at the full width of the text.
     dpi : int
-        Resolution of the stored frames, 10 to 600 (each side at most 4,000
-        pixels; width and height at most 40 inches).
+        Kept for compatibility, 10 to 600: frames are vector graphics (SVG) and look
+        sharp at any size.
     alt : str or callable
         Required. Alt text of each frame: a format string over the slider values
-        (``"Speedup for f = {f}"``) or ``alt(**values)``; it becomes the
-        image's alt text, read by screen readers.
+        (``"Speedup for f = {f}"``) or ``alt(**values)``; screen readers read it.
     max_frames : int
         Refuse grids with more frames than this (page weight), a whole number
         from 1 to 256.
@@ -358,6 +453,14 @@ def slider_figure(draw, params, *, alt, width=6.4, height=3.2, dpi=80, max_frame
     Returns
     -------
     ipywidgets.VBox
+
+    Notes
+    -----
+    Each frame is SVG placed in the page, with its text no smaller than
+    :data:`scalinglib.plots.MIN_FONT_PT`. When the figure would be too small to read
+    on a phone, each frame also carries a phone layout (panels stacked), as long as
+    the panel stays within :data:`STATE_BUDGET` bytes; otherwise a phone shows the
+    figure at a legible size in a box that scrolls sideways.
     """
     import ipywidgets as widgets
     from ipywidgets.widgets.widget_string import HTMLStyle
@@ -372,16 +475,36 @@ def slider_figure(draw, params, *, alt, width=6.4, height=3.2, dpi=80, max_frame
     items = _check_params(params, max_frames)
     if not callable(alt):
         check_format("alt", alt, **frame_values(params)[0])
-    sliders = _sliders(items)
+    sliders = _controls(items)
+    combos = frame_values(params)
+
+    # decide from the first frame whether a phone layout of every frame fits the page-weight budget
+    first = _draw_frame(draw, combos[0], width, height, dpi, narrow=True)
+    narrow = first["narrow"] is not None and _frame_bytes(first) * len(combos) <= STATE_BUDGET
+    frames = {}
+    for values in combos:
+        frames[tuple(values.values())] = (first if narrow and values == combos[0]
+                                          else _draw_frame(draw, values, width, height, dpi, narrow))
+    if narrow and sum(map(_frame_bytes, frames.values())) > STATE_BUDGET:   # the estimate was short: no phone layout
+        frames = {key: {**frame, "narrow": None} for key, frame in frames.items()}
+    if not narrow:
+        frames = {key: {**frame, "narrow": None} for key, frame in frames.items()}
+    css: dict = {}
+    for frame in frames.values():
+        for part in (frame["wide"], frame["narrow"]):
+            if part:
+                css.update(part["css"])
+    panel_class = "sl-p" + hashlib.sha1(repr((sorted(css.items()), width, height)).encode()).hexdigest()[:8]
 
     # one Layout and one style shared by every frame: each widget model costs page weight
     layout, style = widgets.Layout(), HTMLStyle()
 
     def leaf(values):
-        png = _draw_png(draw, values, width, height, dpi)
-        return widgets.HTML(_img_tag(png, _alt_text(alt, values)), layout=layout, style=style)
+        return widgets.HTML(_frame_html(frames[tuple(values.values())], _alt_text(alt, values)),
+                            layout=layout, style=style)
 
-    return _assemble(items, sliders, leaf, note)
+    return _assemble(items, sliders, leaf, note, _panel_css(panel_class, css, frames[tuple(combos[0].values())]),
+                     panel_class)
 
 
 def slider_html(render, params, *, max_frames=MAX_FRAMES, note=None):
@@ -392,7 +515,7 @@ def slider_html(render, params, *, max_frames=MAX_FRAMES, note=None):
     render : callable
         ``render(**values)`` returns an HTML string for one combination of values.
     params : dict of str to Choice
-        The sliders, made with :func:`choice`.
+        The controls, made with :func:`choice`.
     max_frames : int
         Refuse grids with more frames than this, a whole number from 1 to 256.
     note : str, optional
@@ -409,7 +532,7 @@ def slider_html(render, params, *, max_frames=MAX_FRAMES, note=None):
         raise TypeError(f"render must be a function render(**values) returning HTML; got {_describe(render)}")
     _check_note(note)
     items = _check_params(params, max_frames)
-    sliders = _sliders(items)
+    sliders = _controls(items)
     layout, style = widgets.Layout(), HTMLStyle()
 
     def leaf(values):

@@ -153,6 +153,7 @@ BASE = {
     "plot_device_roofline": ((_axes, "A100"), dict(kernels={"x": 10.0})),
     "log2_axis": ((_axes,), {}),
     "figure_png": ((_figure,), {}),
+    "figure_html": ((_figure,), {}),
     "slider_figure": ((_draw, lambda: {"g": sl.choice("g", [1, 2])}), dict(alt="g = {g}", dpi=20, width=1.0,
                                                                            height=1.0)),
     "slider_html": ((_render, lambda: {"g": sl.choice("g", [1, 2])}), {}),
@@ -187,15 +188,15 @@ def _validated(*args, **kwargs):
     raise _Validated
 
 
-_TINY_PNG = bytes.fromhex(
-    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
-    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")
+def _tiny_frame(*args, **kwargs):
+    """A one-pixel SVG frame in the form ``widgets._draw_frame`` returns."""
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"></svg>'
+    return {"wide": dict(svg=svg, css={}, width=1.0, height=1.0, font_px=10.0), "narrow": None}
 
 #: Slow steps replaced while a function is fuzzed, so that its argument checks are covered without
 #: running a measurement or drawing dozens of frames: name -> [(module, attribute, replacement)].
 SLOW_STEPS = {
-    "scaling_run": [("scalinglib.measure", "calibrate", _validated)],
-    "slider_figure": [("scalinglib.widgets", "_draw_png", lambda *a, **k: _TINY_PNG)],
+    "slider_figure": [("scalinglib.widgets", "_draw_frame", _tiny_frame)],
 }
 
 #: Extra keyword arguments to fuzz for functions that take ``**kwargs`` (name -> valid values).

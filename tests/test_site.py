@@ -2,10 +2,11 @@
 
 For every page of the book: nothing is requested from outside the site, no
 script of the site logs an error, the math is typeset, every image has loaded
-and carries alt text, and every slider, moved with the keyboard, shows a
-different figure. Run after the book is built (``make test`` does both). The
+and carries alt text, and every control (slider, drop-down or toggle
+buttons), moved as a reader would, shows a different figure. Run after the book is built (``make test`` does both). The
 timings and page weights (the page's HTML, each slider's saved widget state, the bytes the browser
-fetched) go to ``_build/site-report.json``.
+fetched) go to ``_build/site-report.json``. Controls are sliders, drop-downs and toggle buttons
+(``scalinglib.widgets``); each is moved once and must change the figure within ``SLIDER_MS_LIMIT``.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ CHROMIUM_FLAGS = [
 BENIGN_CONSOLE = ("allowUnionTypes",)
 # Every frame of a slider is saved in its page; a slider heavier than this needs a smaller grid or smaller frames.
 SLIDER_BUDGET_BYTES = 400_000
+# A control must show its new figure within this many milliseconds (measured to the next painted frame).
+SLIDER_MS_LIMIT = 100
 
 
 def _pages() -> list[str]:
@@ -145,21 +148,38 @@ def _open(browser, site_url, name):
     return page, watch
 
 
-# A frame is a figure (img.scalinglib-frame) or an HTML table (div.scalinglib-html-frame); only the
-# frame of the current slider position is displayed.
-FRAMES = "img.scalinglib-frame, div.scalinglib-html-frame"
+# A frame is a figure (div.sl-frame holding SVG; img.scalinglib-frame in pages built before the SVG frames)
+# or an HTML table (div.scalinglib-html-frame); only the frame of the current position is displayed.
+FRAMES = "div.sl-frame, img.scalinglib-frame, div.scalinglib-html-frame"
 VISIBLE_FRAMES_JS = """(widget) => [...widget.querySelectorAll('FRAMES_PLACEHOLDER')]
     .filter(el => el.offsetParent !== null).map(el => el.src || el.innerHTML)""".replace("FRAMES_PLACEHOLDER", FRAMES)
 
-# Moves one slider with a real key event and times, inside the page, how long until the visible
-# frame changes (polled once per animation frame).
-MOVE_AND_TIME_JS = """async ([widget, handle, key]) => {
+# The controls of a panel, in order: slider handles, drop-downs and toggle-button groups.
+CONTROLS_JS = """(widget) => [...widget.querySelectorAll('.noUi-handle, .widget-dropdown select, .widget-toggle-buttons')]
+    .map(el => el.matches('select') ? 'dropdown' : el.matches('.noUi-handle') ? 'slider' : 'buttons')"""
+
+# Moves one control with a real event (a key on a slider handle, a change of a drop-down, a click on
+# another toggle button) and times, inside the page, how long until the visible frame changes (polled
+# once per animation frame).
+MOVE_AND_TIME_JS = """async ([widget, index]) => {
+  const controls = [...widget.querySelectorAll('.noUi-handle, .widget-dropdown select, .widget-toggle-buttons')];
+  const control = controls[index];
   const visible = () => [...widget.querySelectorAll('FRAMES_PLACEHOLDER')]
       .filter(el => el.offsetParent !== null).map(el => el.src || el.innerHTML).join('|');
   const before = visible();
   const start = performance.now();
-  handle.dispatchEvent(new KeyboardEvent('keydown', {key: key, keyCode: key === 'Home' ? 36 : 39,
-                                                      which: key === 'Home' ? 36 : 39, bubbles: true}));
+  if (control.matches('.noUi-handle')) {
+    const atEnd = control.getAttribute('aria-valuenow') === control.getAttribute('aria-valuemax');
+    const key = atEnd ? 'Home' : 'ArrowRight', code = atEnd ? 36 : 39;
+    control.dispatchEvent(new KeyboardEvent('keydown', {key: key, keyCode: code, which: code, bubbles: true}));
+  } else if (control.matches('select')) {
+    control.selectedIndex = (control.selectedIndex + 1) % control.options.length;
+    control.dispatchEvent(new Event('change', {bubbles: true}));
+  } else {
+    const buttons = [...control.querySelectorAll('button')];
+    const active = buttons.findIndex(b => b.classList.contains('mod-active'));
+    buttons[(active + 1) % buttons.length].click();
+  }
   while (performance.now() - start < 3000) {
     await new Promise(r => requestAnimationFrame(r));
     if (visible() !== before) return performance.now() - start;
@@ -220,30 +240,28 @@ def test_page_is_self_contained_and_clean(opened, name):
 @pytest.mark.parametrize("name", [p for p in PAGES if "/03-0" in p and not p.endswith("00-introduction.html")])
 def test_every_slider_changes_its_figure(opened, name):
     page, watch = opened(name)
-    page.wait_for_selector(".noUi-handle", timeout=20000)
+    page.wait_for_selector(".noUi-handle, .widget-dropdown select, .widget-toggle-buttons", timeout=20000)
     widgets = page.locator(".widget-subarea > .widget-vbox")
     n_widgets = widgets.count()
     assert n_widgets > 0, "a section page without a slider"
     timings = []
     for w in range(n_widgets):
         widget = widgets.nth(w)
-        handles = widget.locator(".noUi-handle")
-        assert handles.count() > 0
+        kinds = widget.evaluate(CONTROLS_JS)
+        assert kinds, f"widget {w} has no control"
         before = widget.evaluate(VISIBLE_FRAMES_JS)
         assert len(before) == 1, f"widget {w} shows {len(before)} frames"
-        for h in range(handles.count()):
-            handle = handles.nth(h)
-            handle.scroll_into_view_if_needed()
-            at_end = handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax")
-            elapsed = page.evaluate(MOVE_AND_TIME_JS, [widget.element_handle(), handle.element_handle(),
-                                                       "Home" if at_end else "ArrowRight"])
-            assert elapsed >= 0, f"slider {h} of widget {w} did not change the figure"
+        widget.scroll_into_view_if_needed()
+        for c, kind in enumerate(kinds):
+            elapsed = page.evaluate(MOVE_AND_TIME_JS, [widget.element_handle(), c])
+            assert elapsed >= 0, f"{kind} {c} of widget {w} did not change the figure"
             timings.append(elapsed)
             after = widget.evaluate(VISIBLE_FRAMES_JS)
             assert len(after) == 1
             assert hashlib.sha256(after[0].encode()).digest() != hashlib.sha256(before[0].encode()).digest()
             before = after
     assert watch.errors == [], watch.errors
+    assert max(timings) < SLIDER_MS_LIMIT, f"a control took {max(timings):.0f} ms to change its figure"
     _report["pages"].setdefault(name, {}).update(
         sliders=len(timings), slider_ms_median=round(statistics.median(timings), 1),
         slider_ms_max=round(max(timings), 1))

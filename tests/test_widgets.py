@@ -1,6 +1,7 @@
-"""The slider helper: validation of slider ranges, the frame grid, the browser links, the frame cache."""
+"""The slider helper: validation of slider ranges, the frame grid, the browser links, the frame cache,
+the kinds of control, and frames drawn as SVG with a phone layout within the page-weight budget."""
 
-import base64
+import json
 import re
 
 import ipywidgets as widgets
@@ -54,17 +55,17 @@ def test_too_many_frames_is_refused():
         sw.render_frames(draw_line, params)
 
 
-def test_render_frames_gives_distinct_pngs():
+def test_render_frames_gives_distinct_svgs():
     frames = sw.render_frames(draw_line, {"a": sl.choice("a", [0, 1]), "b": sl.choice("b", [0, 2])})
     assert len(frames) == 4
-    assert all(png.startswith(b"\x89PNG") for png in frames.values())
+    assert all(svg.startswith(b"<svg") and svg.endswith(b"</svg>") for svg in frames.values())
     assert len(set(frames.values())) == 4
 
 
 def _images(widget):
-    """Every frame <img> inside a slider widget, depth first."""
+    """Every frame inside a slider widget, depth first."""
     found = []
-    if isinstance(widget, widgets.HTML) and "<img" in widget.value:
+    if isinstance(widget, widgets.HTML) and 'class="sl-frame"' in widget.value:
         found.append(widget.value)
     for child in getattr(widget, "children", ()):
         found.extend(_images(child))
@@ -89,21 +90,79 @@ def test_slider_figure_structure_and_links():
         assert any(lk.target == (inner, "selected_index") and lk.source == (sliders[1], "index") for lk in links)
     imgs = _images(stack)
     assert len(imgs) == 6
-    alts = [re.search(r'alt="([^"]*)"', tag).group(1) for tag in imgs]
+    alts = [re.search(r'aria-label="([^"]*)"', tag).group(1) for tag in imgs]
     assert alts[0] == "line from 0 to 5" and alts[-1] == "line from 2 to 6"
 
 
-def test_slider_frames_are_the_rendered_pngs():
-    params = {"a": sl.choice("a", [0, 3])}
+def test_slider_frames_are_the_rendered_svgs():
+    params = {"a": sl.choice("a", [0, 3, 5, 7])}
     box = sl.slider_figure(lambda fig, a: draw_line(fig, a, a), params, alt="flat line at {a}")
-    pngs = [base64.b64decode(re.search(r"base64,([^\"]+)", tag).group(1)) for tag in _images(box)]
-    assert all(p.startswith(b"\x89PNG") for p in pngs) and pngs[0] != pngs[1]
+    frames = _images(box)
+    svgs = [re.findall(r"<svg.*?</svg>", f, re.S) for f in frames]
+    assert all(len(s) in (1, 2) for s in svgs) and svgs[0] != svgs[1]
+    # each frame's ids are its own: hidden frames must not own the clip paths of the visible one
+    ids = [set(re.findall(r' id="([^"]+)"', f)) for f in frames]
+    assert all(a.isdisjoint(b) for i, a in enumerate(ids) for b in ids[i + 1:])
+    # the styles the frames use are defined once, in the panel
+    style = box.children[-1].value
+    assert style.startswith("<style>")
+    for cls in set(re.findall(r'class="(k[0-9a-f]{6})"', "".join(frames))):
+        assert f".{cls}{{" in style
+
+
+def test_named_choices_get_buttons_or_a_dropdown_and_numbers_a_slider():
+    params = {
+        "device": sl.choice("device", ["A100 SXM 80GB", "H100 SXM 80GB", "MI300X", "TPU v5e"], fmt="{}"),
+        "size": sl.choice("model size", [13e9, 175e9], fmt=lambda x: f"{x / 1e9:g}B"),
+        "n": sl.choice("GEMM order n", [16, 64, 256, 1024]),
+        "forced": sl.choice("forced", [1, 2], control="slider"),
+    }
+    controls = sw._controls(list(params.items()))
+    kinds = [type(c).__name__ for c in controls]
+    assert kinds == ["Dropdown", "ToggleButtons", "SelectionSlider", "SelectionSlider"]
+    # all start on the default and expose the index that jslink ties to the frames
+    assert all(c.index == 0 for c in controls)
+    # one label column for every control of a panel
+    assert {c.style.description_width for c in controls} == {sw.LABEL_WIDTH}
+    with pytest.raises(ValueError, match="control"):
+        sl.choice("x", [1, 2], control="knob")
+
+
+def test_frames_carry_a_phone_layout_within_the_budget(monkeypatch):
+    def two_panels(fig, a):
+        left, right = fig.subplots(1, 2)
+        left.plot([0, 1], [0, a])
+        right.plot([0, 1], [a, 0])
+
+    params = {"a": sl.choice("a", [1, 2, 3, 4])}
+    box = sl.slider_figure(two_panels, params, width=8.0, height=3.0, alt="two lines, {a}")
+    frames = _images(box)
+    assert all(f.count("<svg") == 2 and "sl-narrow" in f for f in frames)
+    assert "@media (max-width:" in box.children[-1].value
+    # with a tiny budget the phone layout is left out, and the wide figure keeps a legible width instead
+    monkeypatch.setattr(sw, "STATE_BUDGET", 1000)
+    box = sl.slider_figure(two_panels, params, width=8.0, height=3.0, alt="two lines, {a}")
+    assert all(f.count("<svg") == 1 for f in _images(box))
+    assert "min-width:" in box.children[-1].value
+
+
+def test_frame_text_is_never_smaller_than_the_floor():
+    def tiny(fig, a):
+        ax = fig.subplots()
+        ax.plot([0, 1], [0, a])
+        ax.annotate("small note", (0.5, 0.5), fontsize=5)
+        ax.tick_params(labelsize=6)
+
+    frame = sw._draw_frame(tiny, {"a": 1}, 6.4, 3.0, 80)
+    sizes = [float(x) for x in re.findall(r"font-size:([\d.]+)px", json.dumps(frame))]
+    assert sizes and min(sizes) >= sl.plots.MIN_FONT_PT
+    assert frame["wide"]["font_px"] == pytest.approx(sl.plots.MIN_FONT_PT * 4 / 3)
 
 
 def test_alt_text_can_be_a_function():
     box = sl.slider_figure(draw_line, {"a": sl.choice("a", [1]), "b": sl.choice("b", [2])},
                            alt=lambda a, b: f"{a}<{b}")
-    assert 'alt="1&lt;2"' in _images(box)[0]
+    assert 'aria-label="1&lt;2"' in _images(box)[0]
 
 
 def test_slider_html_frames():
@@ -148,13 +207,13 @@ def test_figure_png_palette_shrinks_and_stays_png():
 def test_frame_cache_reuses_library_frames(tmp_path, monkeypatch):
     monkeypatch.setenv(sw.CACHE_ENV, str(tmp_path))
     draw = sl.figures.s3_1.speedup_and_efficiency
-    first = sw._draw_png(draw, {"f": 0.05, "k_max": 64}, 6.4, 3.2, 80)
-    cached = list(tmp_path.glob("*.png"))
-    assert len(cached) == 1 and cached[0].read_bytes() == first
-    assert sw._draw_png(draw, {"f": 0.05, "k_max": 64}, 6.4, 3.2, 80) == first
+    first = sw._draw_frame(draw, {"f": 0.05, "k_max": 64}, 6.4, 3.2, 80)
+    cached = list(tmp_path.glob("*.json"))
+    assert len(cached) == 1 and json.loads(cached[0].read_text()) == first
+    assert sw._draw_frame(draw, {"f": 0.05, "k_max": 64}, 6.4, 3.2, 80) == first
     # functions defined outside the library are never cached (their source is not fingerprinted)
-    sw._draw_png(draw_line, {"a": 0, "b": 1}, 6.4, 3.2, 80)
-    assert len(list(tmp_path.glob("*.png"))) == 1
+    sw._draw_frame(draw_line, {"a": 0, "b": 1}, 6.4, 3.2, 80)
+    assert len(list(tmp_path.glob("*.json"))) == 1
 
 
 def test_alt_text_is_required():

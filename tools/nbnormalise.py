@@ -32,9 +32,13 @@ def rule(func: Rule) -> Rule:
 def _load_rules() -> None:
     """Import the modules that register rules (each adds itself to RULES on import)."""
     sys.path.insert(0, str(ROOT / "tools"))
+    import cell_tags  # figure, slider and table cells: code folded behind "Show code" in the book
     import lab_metadata
 
-    rule(lab_metadata.fold_solutions_in_lab)  # solutions stay folded in JupyterLab
+    for func in (lab_metadata.fold_solutions_in_lab,  # solutions stay folded in JupyterLab
+                 cell_tags.tag_figure_cells):
+        if func not in RULES:
+            rule(func)
 
 
 def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:

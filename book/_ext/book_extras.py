@@ -10,13 +10,20 @@
 * Glossary links: the first use of each glossary term on a page becomes a link
   to its definition. Which phrases count as a use of a term is configured in
   ``glossary_autolink`` (term -> list of phrases) in ``_config.yml``.
+* Exercise titles read "Exercise 3.3.1 · Which regime? (Beginner)" (sphinx-exercise
+  wraps the title in a second pair of parentheses), and a solution's bar reads
+  "Solution to 3.3.1", linked to its exercise, instead of repeating the title.
+* Figures shown by ``scalinglib.plots.figure_html`` carry the alt text written in
+  their cell's metadata (``mystnb.image.alt``), as images from notebooks do.
 """
 
 from __future__ import annotations
 
+import html
 import re
 
 from docutils import nodes
+from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
@@ -200,6 +207,85 @@ def _link_first_uses(text_node, targets, relative_uri, fromdocname):
 
 
 # ---------------------------------------------------------------------------------------------
+# exercise and solution titles
+
+_NUMBER = re.compile(r"^\s*(\d+(?:\.\d+)+)")
+
+
+class ShortExerciseTitles(SphinxPostTransform):
+    """Run after sphinx-exercise has built its titles (its transforms have priorities 20 and 21).
+
+    sphinx-exercise writes "Exercise (<title>)"; our titles already end in "(Beginner)", so the
+    outer parentheses go. A solution's title repeats "Exercise (<title>)" as a link; it becomes the
+    exercise's number alone ("Solution to 3.3.1"), still linked.
+    """
+
+    default_priority = 25
+
+    def run(self, **kwargs):
+        for node in self.document.findall(nodes.Admonition):
+            classes = node.get("classes", [])
+            if not node.children or not isinstance(node.children[0], nodes.title):
+                continue
+            title = node.children[0]
+            if "exercise" in classes:
+                self._unwrap(title)
+            elif "solution" in classes:
+                self._shorten(node, title)
+
+    @staticmethod
+    def _unwrap(title):
+        kids = title.children
+        if (len(kids) >= 3 and isinstance(kids[1], nodes.Text) and str(kids[1]) == " ("
+                and isinstance(kids[-1], nodes.Text) and str(kids[-1]) == ")"):
+            title.replace(kids[1], nodes.Text(" "))
+            title.remove(title.children[-1])
+
+    @staticmethod
+    def _shorten(node, title):
+        refs = [child for child in title.children if isinstance(child, nodes.reference)]
+        if not refs:
+            return
+        ref = refs[0]
+        match = _NUMBER.match(ref.astext().replace("Exercise", "", 1).lstrip(" ("))
+        if not match:
+            return
+        number = match.group(1)
+        ref.children = []
+        ref += nodes.Text(number)
+        ref["reftitle"] = f"Exercise {number}"
+        # the text before the link ("Solution to") keeps a space before the number
+        for child in title.children:
+            if isinstance(child, nodes.Text) and str(child).endswith("to"):
+                title.replace(child, nodes.Text(str(child) + " "))
+        node["title"] = f"Solution to {number}"
+
+
+# ---------------------------------------------------------------------------------------------
+# alt text of figures shown as HTML by scalinglib
+
+_ALT = re.compile(r'(<img class="sl-figure-img"[^>]*? alt=")([^"]*)(")')
+
+
+def figure_alt_from_metadata(app, doctree):
+    """Give ``figure_html`` images the alt text of their cell's metadata (``mystnb.image.alt``)."""
+    for cell in doctree.findall(nodes.container):
+        if cell.get("nb_element") != "cell_code":
+            continue
+        metadata = cell.get("cell_metadata") or {}
+        alt = ((metadata.get("mystnb") or {}).get("image") or {}).get("alt")
+        if not alt:
+            continue
+        escaped = html.escape(str(alt), quote=True)
+        for raw in list(cell.findall(nodes.raw)):
+            text = raw.astext()
+            if "sl-figure-img" not in text:
+                continue
+            new = _ALT.sub(lambda m, alt_text=escaped: m.group(1) + alt_text + m.group(3), text, count=1)
+            raw.replace_self(nodes.raw(new, new, format=raw.get("format", "html"), classes=raw.get("classes", [])))
+
+
+# ---------------------------------------------------------------------------------------------
 # launch buttons only when a repository is named
 
 
@@ -220,4 +306,6 @@ def setup(app):
     app.connect("html-page-context", dedupe_scripts, priority=900)
     app.connect("doctree-resolved", fill_exercise_index)
     app.connect("doctree-resolved", link_glossary_terms)
+    app.connect("doctree-read", figure_alt_from_metadata)
+    app.add_post_transform(ShortExerciseTitles)
     return {"version": "1.1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,58 @@
+// Boxes that scroll sideways (code, printed output, tables, wide figures on a phone) get the class
+// sl-more-right / sl-more-left while more of their content is hidden on that side; book.css draws a
+// shadow on that edge, so a reader sees that the box scrolls. Widgets draw after the page loads, so
+// the check runs again when they appear, on every scroll of such a box, and when the window resizes.
+(function () {
+  "use strict";
+  var SELECTOR = [
+    "div.cell_output .output", "div.highlight pre", ".pst-scrollable-table-container", ".sl-table-wrap",
+    ".sl-figure", ".sl-stack", ".scalinglib-html-frame", "mjx-container[display='true']", "div.math",
+    "span.sl-wide-math"
+  ].join(",");
+
+  function update(box) {
+    var hidden = box.scrollWidth - box.clientWidth;
+    var more = hidden > 1;
+    box.classList.toggle("sl-more-left", more && box.scrollLeft > 1);
+    box.classList.toggle("sl-more-right", more && box.scrollLeft < hidden - 1);
+    if (more && !box.hasAttribute("tabindex")) {
+      box.setAttribute("tabindex", "0"); // reachable by keyboard, so the arrow keys scroll it
+    }
+  }
+
+  // Inline math wider than its line (MathJax 3 does not break lines) becomes a block that scrolls.
+  function widenMath() {
+    document.querySelectorAll(".bd-content span.math > mjx-container:not([display='true'])").forEach(function (mj) {
+      var span = mj.parentElement;
+      var room = span.parentElement ? span.parentElement.clientWidth : 0;
+      if (room && mj.getBoundingClientRect().width > room) {
+        span.classList.add("sl-wide-math");
+      }
+    });
+  }
+
+  function updateAll() {
+    widenMath();
+    document.querySelectorAll(SELECTOR).forEach(update);
+  }
+
+  var pending = false;
+  function soon() {
+    if (!pending) {
+      pending = true;
+      window.requestAnimationFrame(function () { pending = false; updateAll(); });
+    }
+  }
+
+  document.addEventListener("scroll", function (event) {
+    var box = event.target;
+    if (box && box.matches && box.matches(SELECTOR)) { update(box); }
+  }, true);
+  window.addEventListener("resize", soon);
+  window.addEventListener("load", function () {
+    updateAll();
+    var main = document.querySelector("main") || document.body;
+    new MutationObserver(soon).observe(main, { childList: true, subtree: true });
+  });
+  document.addEventListener("DOMContentLoaded", updateAll);
+})();

@@ -1,0 +1,165 @@
+"""Figures for the page (scalinglib.plots): compact SVG, the text floor, the phone layout, the IPython display."""
+
+import base64
+import re
+
+import matplotlib.pyplot as plt
+import pytest
+
+import scalinglib as sl
+from scalinglib import plots
+
+
+def _two_panels(width=8.0, height=3.2):
+    fig = plt.figure(figsize=(width, height), layout="constrained")
+    left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.25, 1]})
+    left.plot([1, 2, 3], [3, 1, 2], label="a")
+    right.plot([1, 2, 3], [1, 2, 3], label="b")
+    left.set_title("left panel")
+    right.annotate("note", (2, 2), fontsize=6)
+    fig.legend(loc="outside lower center", ncols=3)
+    return fig
+
+
+def _svgs(html):
+    return [base64.b64decode(m).decode() for m in re.findall(r"base64,([A-Za-z0-9+/=]+)", html)]
+
+
+def test_wide_figure_gets_a_phone_layout_chosen_by_the_browser():
+    html = plots.figure_html(_two_panels(), alt="two panels")
+    assert html.startswith('<div class="sl-figure"><picture><source media="(max-width: ')
+    assert 'alt="two panels"' in html and 'width="768" height="307.2"' in html
+    narrow, wide = _svgs(html)            # the <source> comes first
+    assert 'width="288pt"' in narrow and 'width="576pt"' in wide
+    # stacked: the narrow one is taller than wide
+    assert float(re.search(r'height="([\d.]+)pt"', narrow).group(1)) > 300
+
+
+def test_small_figure_has_no_phone_layout():
+    fig, ax = sl.new_figure(width=4.0, height=3.0)
+    ax.plot([0, 1], [0, 1])
+    html = plots.figure_html(fig)
+    assert "<picture>" not in html and len(_svgs(html)) == 1
+
+
+def test_text_floor_and_its_record():
+    html = plots.figure_html(_two_panels())
+    for svg in _svgs(html):
+        sizes = [float(x) for x in re.findall(r"font-size:([\d.]+)px", svg)]
+        assert min(sizes) >= plots.MIN_FONT_PT
+    assert 'data-font-px="12"' in html        # 9 pt = 12 CSS px at the natural size
+
+
+def test_a_figure_wider_than_the_column_gets_a_higher_floor():
+    fig = _two_panels(width=10.0)
+    wide, _ = plots.render_svg(fig)
+    assert wide.font_px * plots.DESKTOP_COLUMN_PX / wide.width >= plots.MIN_TEXT_PX
+
+
+def test_restack_puts_panels_in_one_column_in_order():
+    fig = _two_panels()
+    left, right = fig.axes[:2]
+    assert plots.restack(fig)
+    assert left.get_subplotspec().rowspan.start == 0 and right.get_subplotspec().rowspan.start == 1
+    assert fig.get_size_inches()[0] == plots.NARROW_WIDTH_IN
+    plt.close(fig)
+
+
+def test_display_leaves_the_figure_as_it_was():
+    fig = _two_panels()
+    before = (tuple(fig.get_size_inches()), [ax.get_subplotspec().get_geometry() for ax in fig.axes],
+              fig.axes[1].texts[0].get_fontsize())
+    plots.figure_html(fig, close=False)
+    after = (tuple(fig.get_size_inches()), [ax.get_subplotspec().get_geometry() for ax in fig.axes],
+             fig.axes[1].texts[0].get_fontsize())
+    assert after == before
+    plt.close(fig)
+
+
+def test_compact_svg_keeps_what_is_drawn():
+    fig, ax = sl.new_figure()
+    ax.plot([0, 1, 2], [0, 1, 4], marker="o")
+    ax.set_xlabel("workers K")
+    raw = plots._svg_bytes(fig)
+    markup, css = plots.compact_svg(raw, id_suffix="x1", inline_styles=False)
+    plt.close(fig)
+    assert len(markup) < 0.6 * len(raw)
+    assert "workers K" in markup
+    assert all(i.endswith("x1") for i in re.findall(r' id="([^"]+)"', markup))
+    assert set(re.findall(r'class="(k[0-9a-f]{6})"', markup)) <= set(css)
+    assert markup.count("<use") >= 3                   # the three data markers are still drawn
+
+
+def test_same_figure_same_bytes():
+    assert plots.figure_html(_two_panels()) == plots.figure_html(_two_panels())
+
+
+def test_install_display_registers_the_html_formatter():
+    from IPython.core.formatters import DisplayFormatter
+    from matplotlib.figure import Figure
+
+    class Shell:
+        display_formatter = DisplayFormatter()
+
+    shell = Shell()
+    assert plots.install_display(shell)
+    html = shell.display_formatter.formatters["text/html"](_two_panels())
+    assert html.startswith('<div class="sl-figure">')
+    assert Figure not in shell.display_formatter.formatters["image/png"].type_printers
+
+
+def test_install_display_can_be_turned_off(monkeypatch):
+    monkeypatch.setenv(plots.PLAIN_ENV, "1")
+    assert plots.install_display(object()) is False
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def _absolute_points(d):
+    """Parse the relative path data written by _relative_path back into absolute points (for checking)."""
+    tokens = re.findall(r"[A-Za-z]|-?\d*\.?\d+", d)
+    points, x, y, start, i, cmd = [], 0.0, 0.0, (0.0, 0.0), 0, None
+    sizes = {"M": 2, "m": 2, "l": 2, "c": 6, "q": 4, "z": 0}
+    while i < len(tokens):
+        if tokens[i].isalpha():
+            cmd = tokens[i]
+            i += 1
+            if cmd == "z":
+                x, y = start
+                points.append(("z", round(x, 1), round(y, 1)))
+                continue
+        n = sizes[cmd]
+        vals = [float(v) for v in tokens[i:i + n]]
+        i += n
+        if cmd == "M":
+            x, y = vals
+        else:
+            pts = [(x + vals[k], y + vals[k + 1]) for k in range(0, n, 2)]
+            for px, py in pts:
+                points.append((cmd, round(px, 1), round(py, 1)))
+            x, y = pts[-1]
+        if cmd in "Mm":
+            start = (x, y)
+            points.append(("m", round(x, 1), round(y, 1)))
+    return points
+
+
+def test_relative_path_draws_the_rounded_absolute_path():
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        xs, ys = rng.uniform(-50, 600, 40), rng.uniform(-20, 300, 40)
+        d = "M " + " ".join(f"{x:.6f} {y:.6f}" + (" L" if k < 39 else "") for k, (x, y) in enumerate(zip(xs, ys)))
+        d = d.replace(" L", " L ").replace("  ", " ") + " z"
+        out = plots._relative_path(d)
+        assert len(out) < len(d)
+        got = [(p[1], p[2]) for p in _absolute_points(out) if p[0] in "ml"]
+        want = [(round(x, 1) + 0.0, round(y, 1) + 0.0) for x, y in zip(xs, ys)]
+        np.testing.assert_allclose(got, want, atol=0.051)
+    # anything but M, L, C, Q, Z is left alone
+    assert plots._relative_path("M 0 0 A 5 5 0 0 1 10 10") == "M 0 0 A 5 5 0 0 1 10 10"

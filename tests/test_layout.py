@@ -1,0 +1,321 @@
+"""The built pages at a phone's 390x844 and a laptop's 1280x900, in light and dark mode, in a real browser.
+
+For every page and each of the four settings:
+
+* the document is no wider than the window (nothing scrolls the page sideways);
+* no element reaches past the window's edge unless it sits inside a box that scrolls sideways
+  (code, printed output, wide tables, a figure kept at a legible size); a box that only clips
+  (``overflow: hidden``) does not count, since what it hides cannot be reached;
+* every figure's smallest text is at least ``MIN_TEXT_PX`` CSS pixels tall as shown: for figures
+  drawn by ``scalinglib.plots.figure_html`` from the image's natural size, its shown size and the
+  font size it was drawn with (``data-font-px``); for slider frames (SVG in the page) from the
+  font size of each text element times the SVG's scale;
+* in dark mode, the background of every figure and control panel is close to the page's (a
+  contrast ratio of at most ``MAX_DARK_CONTRAST``): no light blocks on a dark page.
+
+Each page is loaded once, in its own browser tab, several at a time; the four settings are
+reached by resizing the tab and switching the theme. Full-page screenshots of each page go to
+``_build/screens/`` (a reviewer can look without a browser): the phone in light mode and the laptop
+in dark mode by default, all four settings with ``LAYOUT_SCREENS=all``. The widest element of each
+page, the text sizes and the contrasts go to ``_build/layout-report.json``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import http.server
+import io
+import json
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytestmark = pytest.mark.site
+
+ROOT = Path(__file__).resolve().parent.parent
+SITE = ROOT / "_build" / "html"
+SCREENS = ROOT / "_build" / "screens"
+REPORT = ROOT / "_build" / "layout-report.json"
+CHROMIUM_FLAGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync",
+]
+SIZES = {"phone": (390, 844), "laptop": (1280, 900)}
+SCHEMES = ("light", "dark")
+#: Smallest figure text, CSS px, at every width.
+MIN_TEXT_PX = 10.0
+#: Largest contrast ratio between a figure's or a control panel's background and a dark page.
+MAX_DARK_CONTRAST = 1.6
+#: Pages open at once.
+PARALLEL = 3
+#: Full-page screenshots taken (each costs about a second): a phone in light mode and a laptop in dark mode
+#: show both sizes and both themes; ``LAYOUT_SCREENS=all`` takes all four. The dark-mode backgrounds are
+#: read from the dark screenshots.
+SCREENSHOTS = ({(size, scheme) for size in SIZES for scheme in ("light", "dark")}
+               if os.environ.get("LAYOUT_SCREENS") == "all" else {("phone", "light"), ("laptop", "dark")})
+
+
+def _pages() -> list[str]:
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    return [toc["root"] + ".html"] + [ch["file"] + ".html" for ch in toc.get("chapters", [])]
+
+
+PAGES = _pages()
+
+# ------------------------------------------------------------------------------------------- in the page
+
+# Everything measured in one call per setting. Elements inside a box that scrolls sideways (or clips)
+# are allowed past the edge; the box itself is not.
+MEASURE_JS = """(minPx) => {
+  window.scrollTo(0, 0);
+  const vw = document.documentElement.clientWidth;
+  const visible = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+  // Inside a box that scrolls sideways and itself fits the window: allowed past the edge. A box that
+  // merely clips (overflow hidden) does not count: what it hides is cut off, not reachable.
+  const contained = (el) => {
+    if (el.closest('mjx-assistive-mml')) return true;   // MathJax's copy for screen readers: clipped to nothing
+    for (let p = el.parentElement; p && p !== document.documentElement; p = p.parentElement) {
+      const ox = getComputedStyle(p).overflowX;
+      if (ox === 'auto' || ox === 'scroll') {
+        const b = p.getBoundingClientRect();
+        if (b.right <= vw + 1 && b.left >= -1) return true;
+      }
+    }
+    return false;
+  };
+  const describe = (el) => {
+    const cls = (typeof el.className === 'string' ? el.className : (el.className.baseVal || '')).trim();
+    return el.tagName.toLowerCase() + (cls ? '.' + cls.split(/\\s+/).slice(0, 3).join('.') : '');
+  };
+  const root = document.querySelector('.bd-article') || document.querySelector('main') || document.body;
+  let widest = null, outside = [];
+  for (const el of root.querySelectorAll('*')) {
+    if (!visible(el)) continue;
+    const r = el.getBoundingClientRect();
+    const free = !contained(el);
+    if (free && (!widest || r.right > widest.right)) widest = {what: describe(el), right: Math.round(r.right),
+                                                                  width: Math.round(r.width)};
+    if (free && (r.right > vw + 1 || r.left < -1)) outside.push({what: describe(el), left: Math.round(r.left),
+                                                                  right: Math.round(r.right)});
+  }
+  // figure text
+  const texts = [];
+  for (const img of root.querySelectorAll('img.sl-figure-img')) {
+    if (!visible(img) || !img.naturalWidth) continue;
+    const narrow = img.currentSrc && img.currentSrc !== img.src;
+    const natural = parseFloat(narrow ? img.dataset.fontPxNarrow : img.dataset.fontPx);
+    texts.push({what: 'figure "' + img.alt.slice(0, 50) + '"', px: natural * img.clientWidth / img.naturalWidth,
+                narrow: !!narrow});
+  }
+  for (const frame of root.querySelectorAll('.sl-frame')) {
+    for (const svg of frame.querySelectorAll('svg')) {
+      if (!visible(svg)) continue;
+      const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+      let least = Infinity;
+      for (const t of svg.querySelectorAll('text')) least = Math.min(least, parseFloat(getComputedStyle(t).fontSize));
+      if (least < Infinity) texts.push({what: 'slider frame "' + frame.getAttribute('aria-label').slice(0, 50) + '"',
+                                        px: least * scale,
+                                        narrow: svg.classList.contains('sl-narrow')});
+    }
+  }
+  const unmeasured = [...root.querySelectorAll('div.cell_output img')].filter(
+      img => visible(img) && !img.classList.contains('sl-figure-img')).map(img => img.src.slice(-60));
+  // where figures and control panels are, for the dark-mode check (document coordinates)
+  const blocks = [];
+  const place = (el, what) => { const r = el.getBoundingClientRect();
+    blocks.push({what, x: r.left + scrollX, y: r.top + scrollY, w: r.width, h: r.height}); };
+  root.querySelectorAll('img.sl-figure-img').forEach(el => visible(el) && place(el, 'figure'));
+  root.querySelectorAll('.sl-frame svg').forEach(el => visible(el) && place(el, 'slider frame'));
+  root.querySelectorAll('.sl-panel .sl-controls').forEach(el => visible(el) && place(el, 'control panel'));
+  root.querySelectorAll('.widget-subarea').forEach(el => visible(el) && place(el, 'widget area'));
+  const bg = getComputedStyle(document.body).backgroundColor;
+  return {vw, doc: document.documentElement.scrollWidth, widest, outside: outside.slice(0, 8),
+          texts, unmeasured, blocks, bg, theme: document.documentElement.dataset.theme};
+}"""
+
+WIDGETS_DRAWN_JS = """() => {
+  const views = document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length;
+  const drawn = [...document.querySelectorAll('.widget-subarea')].filter(el => el.children.length).length;
+  const imgs = [...document.images].every(img => img.complete);
+  return drawn >= views && imgs && (!window.MathJax || !document.querySelector('.math') ||
+                                    document.querySelectorAll('mjx-container').length > 0);
+}"""
+
+SET_THEME_JS = """(scheme) => { document.documentElement.dataset.theme = scheme;
+                               document.documentElement.dataset.mode = scheme; }"""
+
+
+# ------------------------------------------------------------------------------------------- colours
+
+
+def _luminance(rgb) -> float:
+    def channel(c):
+        c = c / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (channel(c) for c in rgb[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a, b) -> float:
+    """WCAG contrast ratio of two RGB colours."""
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def _css_rgb(text: str) -> tuple:
+    parts = text[text.index("(") + 1:text.index(")")].split(",")
+    return tuple(int(float(p)) for p in parts[:3])
+
+
+def _background(image, block):
+    """The colour just inside a block's top-left corner in a full-page screenshot, as painted (filters
+    included): its background. The most common colour of an 8 x 8 patch, so JPEG noise does not matter."""
+    if block["w"] < 16 or block["h"] < 16:
+        return None
+    x, y = int(block["x"]) + 3, int(block["y"]) + 3
+    if x + 8 > image.width or y + 8 > image.height:
+        return None
+    patch = image.crop((x, y, x + 8, y + 8))
+    return max(patch.getcolors(64), key=lambda c: c[0])[1]
+
+
+# ------------------------------------------------------------------------------------------- the run
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+async def _one_page(browser, url, name):
+    from PIL import Image
+
+    out = {}
+    page = await browser.new_page(viewport=dict(zip(("width", "height"), SIZES["laptop"])))
+    try:
+        await page.goto(f"{url}/{name}", wait_until="load")
+        try:
+            await page.wait_for_function(WIDGETS_DRAWN_JS, timeout=20000)
+        except Exception:  # measured anyway; the checks below say what is missing
+            pass
+        for size, (w, h) in SIZES.items():
+            await page.set_viewport_size({"width": w, "height": h})
+            await page.wait_for_timeout(150)           # reflow, <picture> sources, image decoding
+            for scheme in SCHEMES:
+                await page.evaluate(SET_THEME_JS, scheme)
+                await page.wait_for_timeout(30)
+                result = await page.evaluate(MEASURE_JS, MIN_TEXT_PX)
+                if (size, scheme) in SCREENSHOTS:
+                    shot = await page.screenshot(full_page=True, type="jpeg", quality=75)
+                    stem = name.rsplit("/", 1)[-1].removesuffix(".html")
+                    (SCREENS / f"{stem}-{w}-{scheme}.jpg").write_bytes(shot)
+                    if scheme == "dark":
+                        image = Image.open(io.BytesIO(shot)).convert("RGB")
+                        page_bg = _css_rgb(result["bg"])
+                        result["contrasts"] = []
+                        for block in result["blocks"]:
+                            colour = _background(image, block)
+                            if colour is not None:
+                                result["contrasts"].append({"what": block["what"], "rgb": colour,
+                                                            "ratio": round(contrast(colour, page_bg), 3)})
+                result.pop("blocks")
+                out[(size, scheme)] = result
+    finally:
+        await page.close()
+    return name, out
+
+
+async def _run_all(url):
+    from playwright.async_api import async_playwright
+
+    executable = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+        gate = asyncio.Semaphore(PARALLEL)
+
+        async def guarded(name):
+            async with gate:
+                return await _one_page(browser, url, name)
+
+        results = dict(await asyncio.gather(*(guarded(n) for n in PAGES)))
+        await browser.close()
+    return results
+
+
+@pytest.fixture(scope="module")
+def layout():
+    if not (SITE / "index.html").exists():
+        pytest.skip("the site is not built: run `make book` first")
+    if not (os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")):
+        pytest.skip("no Chromium on this machine; layout checks need a real browser")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(SITE)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    # in a thread of its own: the site tests' synchronous Playwright keeps an event loop running in this one
+    box: dict = {}
+
+    def run():
+        try:
+            box["results"] = asyncio.run(_run_all(f"http://127.0.0.1:{server.server_address[1]}"))
+        except BaseException as exc:  # handed to the test thread below
+            box["error"] = exc
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join()
+    server.shutdown()
+    if "error" in box:
+        raise box["error"]
+    results = box["results"]
+    report = {name: {f"{size}-{scheme}": res for (size, scheme), res in per.items()} for name, per in results.items()}
+    REPORT.write_text(json.dumps(report, indent=1))
+    return results
+
+
+SETTINGS = [(size, scheme) for size in SIZES for scheme in SCHEMES]
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_nothing_is_wider_than_the_window(layout, name):
+    problems = []
+    for setting in SETTINGS:
+        res = layout[name][setting]
+        if res["doc"] > res["vw"] + 1:
+            problems.append(f"{setting}: the page is {res['doc']} px wide in a {res['vw']} px window; "
+                            f"widest: {res['widest']}")
+        if res["outside"]:
+            problems.append(f"{setting}: past the edge, outside any scroll box: {res['outside']}")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_figure_text_is_legible(layout, name):
+    problems = []
+    for setting in SETTINGS:
+        res = layout[name][setting]
+        small = [t for t in res["texts"] if t["px"] < MIN_TEXT_PX - 0.05]
+        if small:
+            problems.append(f"{setting}: figure text under {MIN_TEXT_PX} px: "
+                            + ", ".join(f"{t['what']} {t['px']:.1f} px" for t in small))
+        if res["unmeasured"]:
+            problems.append(f"{setting}: figures not drawn by scalinglib's figure helper (re-execute the notebook): "
+                            f"{res['unmeasured']}")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_dark_mode_has_no_light_blocks(layout, name):
+    problems = []
+    for size in SIZES:
+        res = layout[name][(size, "dark")]
+        assert res["theme"] == "dark"
+        for c in res.get("contrasts", []):
+            if c["ratio"] > MAX_DARK_CONTRAST:
+                problems.append(f"{size}: {c['what']} background rgb{tuple(c['rgb'])} is {c['ratio']}:1 "
+                                f"against the page (at most {MAX_DARK_CONTRAST})")
+    assert not problems, "\n".join(problems)
