@@ -109,33 +109,53 @@ def test_every_check_appears_unanswered_and_solved(path):
     assert "Traceback" not in outputs and "Error" not in outputs
 
 
-def _pngs(nb):
-    """Every PNG a notebook shows: figure outputs and slider frames stored in the widget state."""
+def _svgs(nb):
+    """Every figure a notebook shows, as SVG markup: figure outputs (data URIs in their HTML) and slider
+    frames (inline in the widget state), each with the text where its style classes are defined."""
     import base64
 
     for cell in nb.cells:
         for out in cell.get("outputs", []):
-            data = out.get("data", {}).get("image/png")
-            if data:
-                yield base64.b64decode(data)
+            html = out.get("data", {}).get("text/html", "")
+            html = "".join(html) if isinstance(html, list) else html
+            for match in re.finditer(r"data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)", html):
+                svg = base64.b64decode(match.group(1)).decode("utf-8")
+                yield svg, svg
     state = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
-    for model in state.values():
-        value = model.get("state", {}).get("value", "")
-        for match in re.finditer(r"data:image/png;base64,([A-Za-z0-9+/=]+)", value if isinstance(value, str) else ""):
-            yield base64.b64decode(match.group(1))
+    values = [m.get("state", {}).get("value", "") for m in state.values()]
+    values = [v for v in values if isinstance(v, str)]
+    styles = "\n".join(values)                      # a panel's <style> may sit in another widget of the page
+    for value in values:
+        for match in re.finditer(r"<svg\b.*?</svg>", value, flags=re.S):
+            yield match.group(0), styles
+
+
+def _fill_of(css_class, styles):
+    match = re.search(r"\." + re.escape(css_class) + r"\{([^}]*)\}", styles)
+    fill = re.search(r"fill:\s*([^;]+)", match.group(1)) if match else None
+    return fill.group(1).strip().lower() if fill else None
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_figures_are_opaque_on_white_for_the_dark_theme(path):
-    """A transparent figure would put black axis labels on the dark theme's dark page."""
-    import io
-
-    from PIL import Image
-
+    """A figure without its white background would put black axis labels on the dark theme's dark page
+    (the dark theme inverts an opaque white figure instead): every figure's first shape fills its whole
+    canvas in white."""
     count = 0
-    for png in _pngs(_load(path)):
-        image = Image.open(io.BytesIO(png)).convert("RGBA")
-        corners = [image.getpixel((x, y)) for x in (0, image.width - 1) for y in (0, image.height - 1)]
-        assert all(c == (255, 255, 255, 255) for c in corners), f"{path.name}: a figure is not opaque white: {corners}"
+    for svg, styles in _svgs(_load(path)):
+        box = re.search(r'viewBox="0 0 ([0-9.]+) ([0-9.]+)"', svg)
+        assert box, f"{path.name}: a figure without a viewBox"
+        width, height = (float(v) for v in box.groups())
+        first = re.search(r"<(path|rect)\b([^>]*)>", svg)
+        assert first, f"{path.name}: a figure without shapes"
+        attrs = first.group(2)
+        numbers = [float(v) for v in re.findall(r"-?[0-9.]+", re.search(r'd="([^"]*)"', attrs).group(1))] \
+            if 'd="' in attrs else []
+        covers = numbers[:2] == [0.0, height] and width in numbers and height in map(abs, numbers)
+        klass = re.search(r'class="([^"]+)"', attrs)
+        inline = re.search(r'fill:\s*([^;"]+)', attrs)
+        fill = inline.group(1).strip().lower() if inline else _fill_of(klass.group(1), styles) if klass else None
+        assert covers and fill in ("#ffffff", "#fff", "white"), \
+            f"{path.name}: a figure's first shape is not a white background over its canvas: {first.group(0)[:160]}"
         count += 1
-    assert count > 0
+    assert count > 0, f"{path.name}: no figure found"
