@@ -362,6 +362,10 @@ _MI300X_ROCM = (
     "seven Infinity Fabric links per GPU in a fully connected 8-GPU node), "
     "https://rocm.docs.amd.com/en/latest/conceptual/gpu-arch/mi300.html"
 )
+_MI300X_DATASHEET = (
+    "AMD Instinct MI300X accelerator data sheet (peak dense TFLOPS per precision, 192 GB HBM3, 5.3 TB/s), "
+    "https://www.amd.com/content/dam/amd/en/documents/instinct-tech-docs/data-sheets/amd-instinct-mi300x-data-sheet.pdf"
+)
 _MI300X_PAGE = (
     "AMD Instinct MI300X accelerator product page, specifications and footnotes MI300-05A and MI300-17, "
     "https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html"
@@ -498,9 +502,9 @@ _ENTRIES = (
         devices_per_node=8,
         link_domain=8,
         sources={
-            "peak_flops": _MI300X_ROCM + "; " + _MI300X_PAGE,
-            "memory_bytes": _MI300X_PAGE,
-            "memory_bandwidth": _MI300X_ROCM + "; " + _MI300X_PAGE,
+            "peak_flops": _MI300X_DATASHEET + "; " + _MI300X_ROCM + "; " + _MI300X_PAGE,
+            "memory_bytes": _MI300X_DATASHEET + "; " + _MI300X_PAGE,
+            "memory_bandwidth": _MI300X_DATASHEET + "; " + _MI300X_ROCM + "; " + _MI300X_PAGE,
             "link_bandwidth": _MI300X_PAGE + "; " + _MI300X_ROCM,
             "devices_per_node": _MI300X_ROCM,
             "link_domain": _MI300X_ROCM,

@@ -48,6 +48,9 @@ from __future__ import annotations
 
 import math
 import os
+import pickle
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -86,6 +89,7 @@ __all__ = [
     "bandwidth_samples",
     "matmul_timings",
     "kernel_runs",
+    "with_threads",
     "reduction_time_per_byte",
 ]
 
@@ -814,6 +818,60 @@ def kernel_runs(vector_elements=2**23, matvec_order=4096, matmul_orders=(64, 256
     runs = [_time_vector_add(n, r, rng), _time_axpy(n, r, rng), _time_matvec(m, r, rng)]
     runs += [_time_matmul(k, r, rng) for k in orders]
     return runs
+
+
+#: The environment variables that fix the thread count of the usual maths libraries when Python starts:
+#: OpenBLAS (numpy's wheels), OpenMP, MKL, BLIS and Apple's Accelerate.
+THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
+                    "VECLIB_MAXIMUM_THREADS")
+_CHILD_MEASUREMENTS = ("bandwidth_samples", "matmul_timings", "kernel_runs")
+_CHILD = ("import pickle, sys\n"
+          "from scalinglib import probe\n"
+          "name, kwargs = pickle.loads(sys.stdin.buffer.read())\n"
+          "sys.stdout.buffer.write(pickle.dumps(getattr(probe, name)(**kwargs)))\n")
+
+
+def with_threads(threads: int, measurement: str, **kwargs):
+    """Run one of this module's measurements in a fresh Python whose maths library uses ``threads`` threads.
+
+    A maths library (numpy's OpenBLAS, or MKL, BLIS, Accelerate) reads its thread
+    count once, when it loads, from environment variables such as
+    ``OPENBLAS_NUM_THREADS``; left alone it starts one thread per CPU it sees,
+    which in a container with a CPU quota is more than the quota grants. So the
+    measurement runs in a child process started with every variable of
+    :data:`THREAD_VARIABLES` set to ``threads``. numpy's element-wise kernels
+    (the add) use one thread whatever the setting.
+
+    Parameters
+    ----------
+    threads : int
+        Threads of the maths library, whole, 1 to 1024.
+    measurement : str
+        ``"matmul_timings"``, ``"kernel_runs"`` or ``"bandwidth_samples"``.
+    **kwargs
+        Passed to the measurement.
+
+    Returns
+    -------
+    What the measurement returns (:class:`Timings`, or a list of :class:`KernelRun`).
+
+    Examples
+    --------
+    >>> t = with_threads(1, "matmul_timings", sizes=[8, 16], repeats=1)
+    >>> t.amount.tolist()
+    [1024.0, 8192.0]
+    """
+    k = single_whole("threads", threads, 1, 1024)
+    if measurement not in _CHILD_MEASUREMENTS:
+        raise ValueError(f"measurement must be one of {', '.join(_CHILD_MEASUREMENTS)}; got {measurement!r}")
+    env = dict(os.environ, **{name: str(k) for name in THREAD_VARIABLES})
+    root = str(Path(__file__).resolve().parents[1])            # where the scalinglib package lives
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+    done = subprocess.run([sys.executable, "-c", _CHILD], input=pickle.dumps((measurement, kwargs)),
+                          capture_output=True, env=env, timeout=600, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{measurement} with {k} threads failed: {done.stderr.decode(errors='replace')[-500:]}")
+    return pickle.loads(done.stdout)
 
 
 # --- Section 3.8: the time to add, per byte ------------------------------------------------------

@@ -211,6 +211,11 @@ def test_section_3_7_claims():
     w2, q2 = 4096**2, 6 * 4096**2
     per_kernel = sl.roofline_time(w1, q1, Ph, Bh) + sl.roofline_time(w2, q2, Ph, Bh)
     assert per_kernel > sl.roofline_time(w1 + w2, q1 + q2, Ph, Bh)
+    # exercise 3.7.1 (b)(ii), (c): order 768 on the H100 has I = 256, memory-bound, 858 TFLOP/s, 87% of the peak
+    i768 = sl.gemm_intensity(768, 768, 768)
+    assert round(i768, 6) == 256 and sl.roofline_regime(i768, Ph, Bh) == "memory-bound"
+    assert round(sl.attainable_flops(i768, Ph, Bh) / 1e12) == 858 and f"{Bh * i768 / Ph:.0%}" == "87%"
+    assert sl.exercises.s3_7.classify_h100() == ["memory", "memory", "compute", "memory"]
     # the A100 and H100 decode ceilings quoted in Figure 3.7.2's description
     assert round(a100.peak("bf16") / 14e9, -3) == 22000 and round(Ph / 14e9, -3) == 71000
 
@@ -265,18 +270,21 @@ def test_section_3_7_the_measured_batching_gain_and_the_cache_it_implies():
 
 
 def test_section_3_7_kernels_in_sequence():
-    """3.7.6 on the H100: GEMM 4096 then an add, 168.9 us one by one, 138.9 us as one kernel, the add 18% of
-    the step. Exercise 3.7.5 on the A100: 522.8 us one by one, 441.0 us fused, a saving of 0.156; the
+    """3.7.6 on the H100: GEMM 4096 then an add, 168.9 us one by one, the add 30.0 us of it (18%), 138.9 us
+    for the right-hand bound and for the fused kernel alike. Exercise 3.7.5 on the A100: 522.8 us one by one, 441.0 us fused, a saving of 0.156; the
     solution's per-kernel times 440.5, 49.4 (twice) and 32.9 us."""
     h100, a100 = sl.get_accelerator("H100"), sl.get_accelerator("A100")
     Ph, Bh = h100.peak("bf16"), h100.memory_bandwidth
     elements = 4096**2
     gemm = (sl.gemm_flops(4096, 4096, 4096), sl.gemm_bytes(4096, 4096, 4096))
     add = (elements, 6 * elements)
+    t_add = sl.roofline_time(*add, Ph, Bh)
     one_by_one = sum(sl.roofline_time(w, q, Ph, Bh) for w, q in (gemm, add))
     as_one = sl.roofline_time(gemm[0] + add[0], gemm[1] + add[1], Ph, Bh)
+    fused = sl.roofline_time(gemm[0] + add[0], 8 * elements, Ph, Bh)        # two inputs, the added matrix, the output
     assert (round(one_by_one * 1e6, 1), round(as_one * 1e6, 1)) == (168.9, 138.9)
-    assert f"{1 - as_one / one_by_one:.0%}" == "18%"
+    assert round(t_add * 1e6, 1) == 30.0 and f"{t_add / one_by_one:.0%}" == "18%"   # the add's share of the step
+    assert round(fused * 1e6, 1) == 138.9 == round((gemm[0] + add[0]) / Ph * 1e6, 1)  # compute-bound: W / P
     assert sl.roofline_regime(gemm[0] / gemm[1], Ph, Bh) == "compute-bound"
     assert sl.roofline_regime(add[0] / add[1], Ph, Bh) == "memory-bound"
     step, fused = sl.exercises.s3_7.kernel_sequence_times()
@@ -432,3 +440,19 @@ def test_ex_3_7_1b_accepts_roofline_regime_outputs():
     assert check("ex-3-7-1b", sl.roofline_regime(np.array(intensities), p, b)).correct
     assert check("ex-3-7-1b", [np.array(s) for s in as_strings]).correct
     assert not check("ex-3-7-1b", ["memory-bound"] * 4).correct
+
+
+def test_with_threads_runs_a_measurement_with_the_maths_library_pinned():
+    """3.7.5 times its multiplies in a child Python whose maths library is told how many threads to use."""
+    assert "OPENBLAS_NUM_THREADS" in sl.probe.THREAD_VARIABLES
+    t = sl.probe.with_threads(1, "matmul_timings", sizes=[8, 16], repeats=1)
+    assert t.amount.tolist() == [1024.0, 8192.0] and np.all(t.seconds > 0)
+    runs = sl.probe.with_threads(1, "kernel_runs", vector_elements=1000, matvec_order=50, matmul_orders=[8],
+                                 repeats=1)
+    assert [r.name for r in runs] == ["vector add", "a*x + y (two passes)", "matrix-vector 50", "matmul 8"]
+    with pytest.raises(ValueError, match="threads"):
+        sl.probe.with_threads(0, "matmul_timings")
+    with pytest.raises(ValueError, match="threads"):
+        sl.probe.with_threads(2000, "matmul_timings")
+    with pytest.raises(ValueError, match="measurement"):
+        sl.probe.with_threads(1, "cpu_info")

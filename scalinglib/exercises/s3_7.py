@@ -34,11 +34,11 @@ def _roof(name, precision="bf16"):
 
 
 def classify_h100():
-    """Memory- or compute-bound on the H100 in bf16: vector add, GEMM 512^3, GEMM 4096^3, 7B decode at batch 32."""
+    """Memory- or compute-bound on the H100 in bf16: vector add, GEMM 768^3, GEMM 4096^3, 7B decode at batch 32."""
     peak, bw = _roof(H100)
     intensities = [
         elementwise_intensity(1, 3, 2),
-        gemm_intensity(512, 512, 512),
+        gemm_intensity(768, 768, 768),
         gemm_intensity(4096, 4096, 4096),
         decode_intensity(32, DECODE_PARAMS),
     ]
@@ -71,8 +71,8 @@ def skinny_fraction_of_peak(m=16, name=A100, width=LAYER):
 
 
 def kv_fraction_for(measured=MEASURED_SPEEDUP, batch=64):
-    """Cache bytes per sequence, as a fraction r of the weight bytes, that turn the roofline's
-    batch-fold speedup into the measured one: batch (1 + r) / (1 + batch r) = measured."""
+    """Cache bytes per sequence, as a fraction eta of the weight bytes, that turn the roofline's
+    batch-fold speedup into the measured one: batch (1 + eta) / (1 + batch eta) = measured."""
     return (batch - measured) / (measured * batch - batch)
 
 
@@ -93,9 +93,9 @@ register(
     ),
     Part(
         "ex-3-7-1c",
-        lambda: attainable_flops(gemm_intensity(512, 512, 512), *_roof(H100)) / 1e12,
+        lambda: attainable_flops(gemm_intensity(768, 768, 768), *_roof(H100)) / 1e12,
         unit="TFLOP/s",
-        hint="Below the ridge the roof is B x I; give the answer in TFLOP/s.",
+        hint="Below the ridge the roof is B x I. The answer is a rate in TFLOP/s, not a fraction of the peak.",
     ),
     Part(
         "ex-3-7-2a",
@@ -144,7 +144,8 @@ register(
         "ex-3-7-3d",
         kv_fraction_for,
         unit="fraction",
-        hint="A step at batch b reads N b_p (1 + b eta) bytes; tokens/s is b / step time. Solve 64 (1 + eta) / (1 + 64 eta) = 27.",
+        hint="A step at batch b reads N b_p (1 + b eta) bytes; tokens/s is b / step time. Solve 64 (1 + eta) / (1 + 64 eta) = 27. "
+        "eta is a fraction of the weight bytes, not a number of bytes.",
     ),
     Part(
         "ex-3-7-4a",

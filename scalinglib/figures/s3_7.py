@@ -251,14 +251,15 @@ def catalog_rooflines(fig, names=None, precision="bf16", kernels=None):
     ax.set_ylim(0.02, 4000)
     ax.set_ylabel(f"attainable {precision} (TFLOP/s)")
     _intensity_ticks(ax)
+    ax.plot([], [], color=COLORS["grey"], linestyle=":", linewidth=1.0, label="ridge points (dotted)")
     ax.legend(loc="upper left", fontsize=8)
     return ax
 
 
 def decode_batching(fig, n_params=7e9, names=("A100 SXM 80GB", "H100 SXM 80GB"), precision="bf16",
                     bytes_per_param=2, kv_bytes_per_seq=0.0, batches=None):
-    """Left: decode throughput (tokens/s) against batch size on each device, ridge batch marked.
-    Right: the fraction of peak FLOP/s decoding uses. Returns the two axes.
+    """Left: decode throughput (tokens/s) against batch size on each device.
+    Right: the fraction of peak FLOP/s decoding uses, on log axes too, the ridge batch dotted. Returns the two axes.
 
     The curves are sampled densely over the span of ``batches`` (1 to 2048 by default) and at each
     device's ridge batch, so their corners sit exactly at the ridge; dots mark ``batches`` themselves
@@ -289,14 +290,15 @@ def decode_batching(fig, n_params=7e9, names=("A100 SXM 80GB", "H100 SXM 80GB"),
     ax_t.set_yscale("log")
     ax_t.set_ylabel("tokens per second")
     ax_t.legend(loc="upper left", fontsize=8)
-    ax_u.set_ylim(0, 1.05)
+    ax_u.set_yscale("log")
+    ax_u.set_ylim(1e-3, 1.5)
     ax_u.set_ylabel("fraction of peak FLOP/s used")
     ax_u.legend(loc="upper left", fontsize=8)
     intensity = decode_intensity(span, n_params, bytes_per_param, kv_bytes_per_seq)
     ax_t.set_title(f"{n_params / 1e9:g}B parameters, {bytes_per_param:g} bytes each", fontsize=9,
                    fontweight="normal")
-    ax_u.set_title(f"intensity from {intensity[0]:g} to {intensity[-1]:g} FLOP/B", fontsize=9,
-                   fontweight="normal")
+    ax_u.set_title(f"share of the peak in use (I = {intensity[0]:g} to {intensity[-1]:g}); dotted: ridge batch",
+                   fontsize=9, fontweight="normal")
     return ax_t, ax_u
 
 
