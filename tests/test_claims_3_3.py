@@ -33,6 +33,18 @@ def _e(sweep, g):
 F, C = 0.05, 0.01
 
 
+def test_3_3_3_hand_written_models_are_the_library():
+    """3.3.3 writes T_strong and T_weak in plain Python, then uses the library's vectorised models; the two agree
+    (asserted here rather than printed to the reader)."""
+    import math
+
+    ks = [1, 2, 4, 8, 16, 32, 64, 128, 1024]
+    np.testing.assert_allclose([F + (1 - F) / k + C * math.log2(k) for k in ks], sl.strong_time(np.array(ks), F, C),
+                               rtol=1e-14)
+    np.testing.assert_allclose([F + (1 - F) + C * math.log2(k) for k in ks], sl.weak_time(np.array(ks), F, C),
+                               rtol=1e-14)
+
+
 def _ring_time(k, f=F, c=C):
     """The cost model with a bandwidth-bound ring for the same message: the tree's c is about 2 n beta, the ring's
     bytes cost 2 n beta (K-1)/K, that is c (K-1)/K."""
