@@ -480,3 +480,15 @@ def test_solution_3_9_4_model_rate():
     c = sl.flops_per_token(sl.megatron_param_count(r.layers, r.hidden), r.layers, r.attention_heads,
                            r.hidden // r.attention_heads, 2048)
     assert round(c / 1e12, 2) == 0.90 and round(tokens * c / 1e12) == 111
+
+
+def test_section_3_9_by_hand_tables_are_the_library():
+    """3.9.1 and 3.9.3 compute E = 1/(1 + rho) and the cost per million tokens by hand; the library agrees
+    (checked here instead of printed in the book)."""
+    rho = np.array([0.0, 0.1, 0.25, 0.5, 1.0])
+    assert np.allclose(sl.scaling_efficiency(rho), 1 / (1 + rho))
+    assert [round(float(e), 3) for e in sl.scaling_efficiency(rho)] == [1.0, 0.909, 0.8, 0.667, 0.5]
+    U = np.array([1.0, 0.8, 0.4, 0.1])
+    assert np.allclose(sl.cost_per_million_tokens(3.0, 2000.0, U), 1e6 * 3.0 / (3600 * 2000.0 * U))
+    assert [round(float(c), 3) for c in sl.cost_per_million_tokens(3.0, 2000.0, U)] == [0.417, 0.521, 1.042, 4.167]
+    assert sl.duty_cycle_cost_factor(0.4) == pytest.approx(2.5)

@@ -691,3 +691,11 @@ def test_size_labels():
     assert s3_8.size_label(8) == "8 B"
     assert s3_8.size_label(2**16) == "64 KiB"
     assert s3_8.size_label(2**30) == "1 GiB"
+
+
+def test_section_3_8_3_ring_loop_is_the_library():
+    """3.8.3 sums the ring all-reduce's steps in a loop and in closed form; the library gives the same time."""
+    alpha, beta, n, k = sl.figures.s3_8.EXAMPLE_ALPHA, 1 / sl.LINKS["InfiniBand NDR"].bandwidth, 1e9, 8
+    loop = sum(alpha + n / k * beta for _ in range(2 * (k - 1)))
+    assert sl.collective_time("allreduce", n, k, alpha, beta, 0.0, algorithm="ring") == pytest.approx(loop)
+    assert round(loop * 1e3, 4) == 35.07
