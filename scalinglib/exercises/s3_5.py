@@ -42,8 +42,8 @@ def _kf(data):
 def _predict_32():
     # no S(1) = 1 point is added: at K = 1 both columns of the fit and K/S - 1 are zero, so it would change nothing
     f = fit_amdahl(KF_WORKERS, PROGRAM_A)
-    alpha, beta = fit_usl(KF_WORKERS, PROGRAM_B)
-    return [amdahl_speedup(f, 32), usl_speedup(32, alpha, beta)]
+    sigma, kappa = fit_usl(KF_WORKERS, PROGRAM_B)
+    return [amdahl_speedup(f, 32), usl_speedup(32, sigma, kappa)]
 
 
 # --- 3.5.4: a load test of a service: throughput in requests per second at K workers
@@ -65,13 +65,13 @@ FAR_WORKERS = 96
 
 
 def _far_throughput():
-    alpha, beta = load_fit()
-    return LOAD_THROUGHPUT[0] * usl_speedup(FAR_WORKERS, alpha, beta)
+    sigma, kappa = load_fit()
+    return LOAD_THROUGHPUT[0] * usl_speedup(FAR_WORKERS, sigma, kappa)
 
 
 def _go_to_64():
-    alpha, beta = load_fit()
-    return "yes" if usl_speedup(64, alpha, beta) > usl_speedup(32, alpha, beta) else "no"
+    sigma, kappa = load_fit()
+    return "yes" if usl_speedup(64, sigma, kappa) > usl_speedup(32, sigma, kappa) else "no"
 
 
 register(
