@@ -328,7 +328,7 @@ def test_3_6_exercise_solutions():
     assert 4.3 < ratio < 4.7                                          # about four and a half
     assert ex6.scan_crossover() == 512
     assert ex6.microbatches_for_bubble(8, ex6.PIPE_C_BUBBLE) == 117 and 7 / 117 <= 0.06 < 7 / 116
-    assert round(15 / 64, 2) == 0.23
+    assert ex6.microbatches_for_bubble(16, ex6.Fraction(5, 12)) == 36 and 15 / 36 == 5 / 12   # (d): 3x the stages - 1
     stack = sl.layer_stack_dag(24, 16)
     t = {p: sl.greedy_schedule(stack, p).makespan for p in (8, 16, 32, 64)}
     assert t[8] == 24 * 3 == 72                                       # two rounds of pieces plus the combine
@@ -400,6 +400,35 @@ def test_3_6_6_pipeline_depth_comes_from_the_resource_edges():
 
 
 def test_3_6_3_exercise_tolerances():
-    assert check("ex-3-6-3d", 0.234).correct and check("ex-3-6-3a", 0.417).correct   # three significant figures
-    assert not check("ex-3-6-3d", 15 / 79).correct                   # the GPipe convention is the other number
-    assert not check("ex-3-6-3d", 0.23).correct and not check("ex-3-6-3d", 16 / 64).correct
+    assert check("ex-3-6-3a", 0.417).correct                         # three significant figures
+    assert not check("ex-3-6-3a", 5 / 17).correct                    # the GPipe convention is the other number
+    assert check("ex-3-6-3d", 36).correct
+    assert not check("ex-3-6-3d", 12).correct                        # (a)'s m does not carry over
+    assert not check("ex-3-6-3d", 38).correct                        # 16/m <= 5/12 (p, not p - 1) would need 39
+
+
+def test_3_6_6_figure_3_6_2_and_the_pipelines_parallelism():
+    small = sl.layer_stack_dag(3, 6)                              # three layers of width 6 on K = 4
+    assert sl.greedy_schedule(small, 4).makespan == 9
+    assert sl.brent_bounds(sl.work(small), sl.depth(small), 4)[0] == 6
+    p, m = 8, 16                                                   # the pipeline of the Try-it figure of 3.6.3
+    assert f"{sl.parallelism(sl.pipeline_dag(p, m)):.2f}" == "5.57" == f"{p * m / (m + p - 1):.2f}"
+    assert f"{8 / 11:.1%}" == "72.7%"                              # m/(m + p - 1) for p = 4, m = 8
+
+
+def test_3_6_6_every_device_idles_p_minus_1_slots():
+    """Fill, middle gap and drain add up to (p - 1) t_mb on every device."""
+    for p, m, t_f, t_b in [(4, 8, 1.0, 2.0), (3, 5, 1.0, 2.0), (8, 2, 1.0, 3.0)]:
+        schedule = sl.greedy_schedule(sl.pipeline_dag(p, m, forward=t_f, backward=t_b), p, pinned=True)
+        for device in range(p):
+            busy = sum(t.finish - t.start for t in schedule.tasks if t.processor == device)
+            assert schedule.makespan - busy == pytest.approx((p - 1) * (t_f + t_b))
+
+
+def test_3_6_exercise_solution_numbers():
+    n = 1024
+    assert sl.work(sl.hillis_steele_scan_dag(n)) == n * 10 - n + 1 == 9217
+    assert sl.work(sl.blelloch_scan_dag(n)) == 2 * (n - 1) == 2046
+    assert sl.depth(sl.hillis_steele_scan_dag(n)) == 10 and sl.depth(sl.blelloch_scan_dag(n)) == 20
+    assert round(sl.parallelism(sl.reduction_tree_dag(4096))) == 341
+    assert (12 + 6 - 1) * 3 == 51
