@@ -1,20 +1,19 @@
 """The Universal Scalability Law: Amdahl's law plus a cost that grows with every pair of workers (Section 3.5).
 
 Gunther's model divides K workers' ideal speedup by two penalties: contention
-``alpha`` (the share of the work that queues for something only one worker can
+``sigma`` (the share of the work that queues for something only one worker can
 hold at a time, Amdahl's serial fraction by another name) and coherency
-``beta`` (the cost of keeping every pair of workers consistent, which grows
+``kappa`` (the cost of keeping every pair of workers consistent, which grows
 like K squared)::
 
-    S(K) = K / (1 + alpha (K - 1) + beta K (K - 1))
+    S(K) = K / (1 + sigma (K - 1) + kappa K (K - 1))
 
-With ``beta = 0`` this is Amdahl's law with ``f = alpha``. With ``beta > 0`` the
+With ``kappa = 0`` this is Amdahl's law with ``f = sigma``. With ``kappa > 0`` the
 speedup peaks and then falls: past the peak, added workers make the job slower.
 
-The book writes these two dimensionless coefficients sigma and kappa (Gunther's
-later notation), since alpha and beta are the latency and per-byte time of
-Section 3.8; the parameters here keep the names ``alpha`` and ``beta``. Under
-the USL the Karp-Flatt fraction is the straight line e(K) = alpha + beta K.
+The names sigma and kappa are Gunther's later notation; the chapter keeps
+alpha and beta for the latency and per-byte time of Section 3.8. Under the USL
+the Karp-Flatt fraction is the straight line e(K) = sigma + kappa K.
 """
 
 from __future__ import annotations
@@ -39,18 +38,18 @@ __all__ = ["usl_speedup", "USLFit", "fit_usl", "usl_peak_workers"]
 
 
 @public
-def usl_speedup(k, alpha, beta):
+def usl_speedup(k, sigma, kappa):
     r"""Speedup on K workers under the Universal Scalability Law.
 
-    .. math:: S(K) = \frac{K}{1 + \alpha (K - 1) + \beta K (K - 1)}
+    .. math:: S(K) = \frac{K}{1 + \sigma (K - 1) + \kappa K (K - 1)}
 
     Parameters
     ----------
     k : int or array_like
         Number of workers, a whole number >= 1.
-    alpha : float or array_like
-        Contention coefficient, >= 0 (Amdahl's serial fraction when ``beta = 0``).
-    beta : float or array_like
+    sigma : float or array_like
+        Contention coefficient, >= 0 (Amdahl's serial fraction when ``kappa = 0``).
+    kappa : float or array_like
         Coherency coefficient, >= 0 (a cost paid per pair of workers).
 
     Returns
@@ -74,25 +73,25 @@ def usl_speedup(k, alpha, beta):
     array([1.        , 5.26315789, 1.        ])
     """
     k_arr = check_whole("k", k)
-    a_arr = check_nonnegative("alpha", alpha)
-    b_arr = check_nonnegative("beta", beta)
-    kb, ab, bb = check_broadcast(k=k_arr, alpha=a_arr, beta=b_arr)
+    a_arr = check_nonnegative("sigma", sigma)
+    b_arr = check_nonnegative("kappa", kappa)
+    kb, ab, bb = check_broadcast(k=k_arr, sigma=a_arr, kappa=b_arr)
     return scalar_or_array(kb / (1.0 + ab * (kb - 1.0) + bb * kb * (kb - 1.0)), k_arr, a_arr, b_arr)
 
 
 def _check_usl_fit(fit) -> tuple[float, float]:
-    return single(check_nonnegative, "alpha", fit.alpha), single(check_nonnegative, "beta", fit.beta)
+    return single(check_nonnegative, "sigma", fit.sigma), single(check_nonnegative, "kappa", fit.kappa)
 
 
 @checked_record(_check_usl_fit)
 class USLFit(NamedTuple):
-    """Coefficients fitted by :func:`fit_usl`; unpacks as ``alpha, beta = fit_usl(...)``.
+    """Coefficients fitted by :func:`fit_usl`; unpacks as ``sigma, kappa = fit_usl(...)``.
 
     Both are finite numbers >= 0 (checked when the record is made).
     """
 
-    alpha: float
-    beta: float
+    sigma: float
+    kappa: float
 
 
 @public
@@ -101,7 +100,7 @@ def fit_usl(k, measured_speedup):
 
     The law rearranges to a linear model with no intercept,
 
-    .. math:: \frac{K}{S(K)} - 1 = \alpha\,(K - 1) + \beta\,K(K - 1),
+    .. math:: \frac{K}{S(K)} - 1 = \sigma\,(K - 1) + \kappa\,K(K - 1),
 
     which is solved by least squares with both coefficients kept >= 0 (a
     two-variable non-negative least-squares problem: the unconstrained solution
@@ -119,7 +118,7 @@ def fit_usl(k, measured_speedup):
     Returns
     -------
     USLFit
-        ``(alpha, beta)`` as plain floats.
+        ``(sigma, kappa)`` as plain floats.
 
     Raises
     ------
@@ -130,8 +129,8 @@ def fit_usl(k, measured_speedup):
     Examples
     --------
     >>> K = [1, 2, 4, 8, 16, 32, 64]
-    >>> alpha, beta = fit_usl(K, usl_speedup(K, 0.03, 0.0005))
-    >>> round(alpha, 10), round(beta, 10)
+    >>> sigma, kappa = fit_usl(K, usl_speedup(K, 0.03, 0.0005))
+    >>> round(sigma, 10), round(kappa, 10)
     (0.03, 0.0005)
     >>> fit_usl([1, 2, 4, 8], [950, 1847, 3341, 5820])   # throughputs, not speedups
     Traceback (most recent call last):
@@ -145,37 +144,37 @@ def fit_usl(k, measured_speedup):
     x_b = k_arr * (k_arr - 1.0)
     y = k_arr / s_arr - 1.0
     design = np.column_stack([x_a, x_b])
-    alpha, beta = least_squares(design, y, "k and measured_speedup")
-    if alpha >= 0 and beta >= 0:
-        return USLFit(float(alpha), float(beta))
+    sigma, kappa = least_squares(design, y, "k and measured_speedup")
+    if sigma >= 0 and kappa >= 0:
+        return USLFit(float(sigma), float(kappa))
     # the best non-negative fit lies on an edge: one coefficient at zero, the other its own fit
     candidates = []
-    for column, which in ((x_a, "alpha"), (x_b, "beta")):
+    for column, which in ((x_a, "sigma"), (x_b, "kappa")):
         coef = max(0.0, float(np.dot(column, y) / np.dot(column, column)))
         residual = float(np.sum((y - coef * column) ** 2))
         candidates.append((residual, which, coef))
     _, which, coef = min(candidates)
-    return USLFit(coef, 0.0) if which == "alpha" else USLFit(0.0, coef)
+    return USLFit(coef, 0.0) if which == "sigma" else USLFit(0.0, coef)
 
 
 @public(allow_inf=True)
-def usl_peak_workers(alpha, beta):
+def usl_peak_workers(sigma, kappa):
     r"""The worker count at which the USL speedup peaks.
 
     Setting the derivative of :math:`S(K)` to zero gives
 
-    .. math:: K^* = \sqrt{\frac{1 - \alpha}{\beta}}
+    .. math:: K^* = \sqrt{\frac{1 - \sigma}{\kappa}}
 
     Past :math:`K^*` every added worker makes the job slower. The result is a
     real number (the best whole count is its floor or its ceiling); it is
-    infinite when ``beta = 0`` (Amdahl's law never turns down) and 1 when the
+    infinite when ``kappa = 0`` (Amdahl's law never turns down) and 1 when the
     formula gives less than one worker.
 
     Parameters
     ----------
-    alpha : float or array_like
+    sigma : float or array_like
         Contention coefficient, >= 0.
-    beta : float or array_like
+    kappa : float or array_like
         Coherency coefficient, >= 0.
 
     Returns
@@ -188,13 +187,13 @@ def usl_peak_workers(alpha, beta):
     44.05
     >>> usl_peak_workers(0.05, 0.0)
     inf
-    >>> usl_peak_workers(0.0, 1e-320)     # too small a beta to divide by: the peak is out of reach
+    >>> usl_peak_workers(0.0, 1e-320)     # too small a kappa to divide by: the peak is out of reach
     inf
     """
-    a_arr = check_nonnegative("alpha", alpha)
-    b_arr = check_nonnegative("beta", beta)
-    ab, bb = check_broadcast(alpha=a_arr, beta=b_arr)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):   # a tiny beta: the peak is at infinity
+    a_arr = check_nonnegative("sigma", sigma)
+    b_arr = check_nonnegative("kappa", kappa)
+    ab, bb = check_broadcast(sigma=a_arr, kappa=b_arr)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):   # a tiny kappa: the peak is at infinity
         raw = np.sqrt(np.maximum(1.0 - ab, 0.0) / np.where(bb > 0, bb, 1.0))
     out = np.where(bb > 0, np.maximum(raw, 1.0), np.inf)
     return scalar_or_array(out, a_arr, b_arr)

@@ -9,12 +9,12 @@ edge ``u -> v`` says that ``v`` needs the result of ``u``. Then
   the time on unboundedly many processors;
 * the **parallelism** W/D is the largest speedup any number of processors can get.
 
-On p processors every schedule needs at least ``max(W/p, D)``. Brent (1974)
-showed that unit-time operations can be scheduled within ``D + (W - D)/p``;
+On K processors every schedule needs at least ``max(W/K, D)``. Brent (1974)
+showed that unit-time operations can be scheduled within ``D + (W - D)/K``;
 Graham's list-scheduling argument (1969) gives the same bound for any greedy
 schedule (one that never leaves a processor idle while an operation is ready)
 with any costs. The book and :func:`brent_bounds` use the simpler, slightly
-looser ``W/p + D``.
+looser ``W/K + D``.
 
 The builders make the DAGs of the section. The arithmetic ones (sums, scans,
 matrix products) also record what each operation computes, so
@@ -222,16 +222,16 @@ def parallelism(dag) -> float:
 
 
 @public
-def brent_bounds(work, depth, p):
-    r"""Brent's bounds on the time of a computation on p processors.
+def brent_bounds(work, depth, k):
+    r"""Brent's bounds on the time of a computation on K processors (parameter ``k``).
 
-    .. math:: \max\Bigl(\frac{W}{p},\, D\Bigr) \;\le\; T_p \;\le\; \frac{W}{p} + D
+    .. math:: \max\Bigl(\frac{W}{K},\, D\Bigr) \;\le\; T_K \;\le\; \frac{W}{K} + D
 
-    The lower bound holds for every schedule: p processors do at most p units
+    The lower bound holds for every schedule: K processors do at most K units
     of work per unit of time, and no processor count shortens a chain of
     dependencies. The upper bound holds for every greedy schedule, one that
     never leaves a processor idle while an operation is ready. It is the
-    simpler form of the sharper :math:`D + (W - D)/p`, which Brent proved for
+    simpler form of the sharper :math:`D + (W - D)/K`, which Brent proved for
     unit-time operations and Graham's list-scheduling argument gives for any
     greedy schedule with any costs.
 
@@ -241,8 +241,8 @@ def brent_bounds(work, depth, p):
         W, > 0.
     depth : float or array_like
         D, > 0 and at most ``work``.
-    p : int or array_like
-        Number of processors, a whole number >= 1.
+    k : int or array_like
+        K, the number of processors, a whole number >= 1.
 
     Returns
     -------
@@ -269,8 +269,8 @@ def brent_bounds(work, depth, p):
     """
     w_arr = check_positive("work", work)
     d_arr = check_positive("depth", depth)
-    p_arr = check_whole("p", p)
-    wb, db, pb = check_broadcast(work=w_arr, depth=d_arr, p=p_arr)
+    p_arr = check_whole("k", k)
+    wb, db, pb = check_broadcast(work=w_arr, depth=d_arr, k=p_arr)
     too_deep = db > wb * (1 + 1e-12)
     if np.any(too_deep):
         raise ValueError(f"depth must be at most work (a chain cannot cost more than everything); "
@@ -373,8 +373,8 @@ PRIORITIES = ("critical-path", "fifo")
 
 
 @public
-def greedy_schedule(dag, p, *, priority="critical-path", pinned=False) -> Schedule:
-    """Schedule a DAG on p identical processors with a greedy list scheduler.
+def greedy_schedule(dag, k, *, priority="critical-path", pinned=False) -> Schedule:
+    """Schedule a DAG on K identical processors (parameter ``k``) with a greedy list scheduler.
 
     Whenever a processor is free and an operation is ready (all its inputs
     done), the ready operation of highest priority starts on the free processor
@@ -385,10 +385,10 @@ def greedy_schedule(dag, p, *, priority="critical-path", pinned=False) -> Schedu
     ----------
     dag : networkx.DiGraph
         Acyclic; node ``cost`` attributes (default 1) >= 0.
-    p : int
-        Number of processors, a single whole number >= 1. Any size is fine: at
-        most one processor per node can ever be busy, so the scheduler only
-        works with ``min(p, number of nodes)`` of them (``Schedule.p`` is ``p``).
+    k : int
+        K, the number of processors, a single whole number >= 1. Any size is
+        fine: at most one processor per node can ever be busy, so the scheduler
+        only works with ``min(k, number of nodes)`` of them (``Schedule.p`` is ``k``).
     priority : {"critical-path", "fifo"}
         Which ready operation goes first: the one heading the costliest
         remaining chain (the usual choice, default), or the one that became
@@ -406,10 +406,10 @@ def greedy_schedule(dag, p, *, priority="critical-path", pinned=False) -> Schedu
     Raises
     ------
     TypeError
-        If ``p`` is an array or list rather than one number.
+        If ``k`` is an array or list rather than one number.
     ValueError
-        If ``p`` is not a whole number >= 1, ``priority`` is unknown, or a
-        pinned node names a processor outside 0 ... p - 1.
+        If ``k`` is not a whole number >= 1, ``priority`` is unknown, or a
+        pinned node names a processor outside 0 ... k - 1.
 
     Examples
     --------
@@ -421,7 +421,7 @@ def greedy_schedule(dag, p, *, priority="critical-path", pinned=False) -> Schedu
     3.0
     """
     _check_dag(dag)
-    procs = single_whole("p", p)
+    procs = single_whole("k", k)
     priority = check_choice("priority", priority, PRIORITIES)
     pinned = check_flag("pinned", pinned)
     order = list(nx.topological_sort(dag))
@@ -454,7 +454,7 @@ def greedy_schedule(dag, p, *, priority="critical-path", pinned=False) -> Schedu
         if waiting[v] == 0:
             make_ready(v, 0.0)
     # free processors as a heap, lowest number first; at most one per node can ever be busy, so a
-    # huge p costs nothing, and a processor no pinned node names never works
+    # huge k costs nothing, and a processor no pinned node names never works
     free = sorted(set(home.values())) if pinned else list(range(min(procs, dag.number_of_nodes())))
     running: list = []
     tasks: list[Task] = []
@@ -920,7 +920,7 @@ def pipeline_dag(stages, microbatches, forward=1.0, backward=2.0):
     the last ratio being the pipeline bubble as Narayanan et al. define it:
     idle device time over useful time (it exceeds 1 when m < p - 1). The GPipe
     paper instead reports the idle share of the total time,
-    :math:`(p - 1)/(m + p - 1)`, which is one minus the utilisation.
+    :math:`(p - 1)/(m + p - 1)`, which is one minus the utilization.
 
     Parameters
     ----------

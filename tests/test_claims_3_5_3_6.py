@@ -58,6 +58,31 @@ def test_3_5_4_sandia_numbers():
     assert [sl.amdahl_ceiling(f) for f in (0.004, 0.008)] == [250, 125]
 
 
+def test_3_5_3_and_back():
+    """A fixed job with f = 0.05 spends s = K f / (1 + (K - 1) f) = 0.771 of its 64-worker run in serial code."""
+    f, k = 0.05, 64
+    s = k * f / (1 + (k - 1) * f)
+    assert f"{s:.3f}" == "0.771"
+    assert sl.scaled_serial_fraction(s, k) == pytest.approx(f)        # and forward again
+
+
+def test_3_5_4_the_grown_jobs_own_f():
+    """At s = 0.8% the grown job's own f is about 8 in a million, and Amdahl with it gives 1016 too."""
+    f_own = sl.scaled_serial_fraction(0.008, 1024)
+    assert round(f_own * 1e6) == 8
+    assert round(sl.amdahl_speedup(f_own, 1024)) == 1016
+
+
+def test_3_5_7_numbers_the_prose_derives():
+    assert 3 * 128**2 * 8 == 384 * 1024                                 # three 128 x 128 float64 matrices: 384 KiB
+    k_cpu, k = 2, 4                                                     # past K_cpu on an idle machine S = K_cpu
+    assert sl.karp_flatt(k_cpu, k) == pytest.approx(1 / 3)
+    assert (1 / k_cpu - 1 / k) / (1 - 1 / k) == pytest.approx(1 / 3)
+    assert 64 * 0.100 == pytest.approx(6.4)                             # T(1) on 64 CPUs at 0.100 s per rank
+    for s2 in (1.0, 2.0):                                               # S(2) from 1 to 2: f = 2/S(2) - 1 from 1 to 0
+        assert sl.fit_amdahl([1, 2], [1.0, s2]) == pytest.approx(2 / s2 - 1, abs=1e-12)
+
+
 def test_3_5_hand_formulas_match_the_library():
     """The notebook writes each model by hand first and says the library computes the same."""
     f, s = 0.05, 0.05
@@ -82,7 +107,8 @@ def test_3_5_5_karp_flatt_example():
     assert b[3] > a[3]                                   # B slightly ahead at 16 workers
     assert 1.7 < e_b[3] / e_b[1] < 2                     # its e has nearly doubled since K = 4
     np.testing.assert_allclose(e_a, 0.06)                # A's has not moved: it is A's f at every K
-    assert b[4] < b[3]                                   # B turns down at 32
+    assert b[4] < b[3]                                   # B's point at 32 is below the one at 16
+    assert round(sl.usl_peak_workers(0.02, 0.002)) == 22   # its peak is near 22 workers
     assert e_b[3] < 0.06 < e_b[4]                        # and passes A between 16 and 32 (Figure 3.5.2)
 
 
@@ -127,10 +153,11 @@ def test_3_5_6_usl_example_and_fit():
 
 
 def test_3_5_exercise_solutions():
-    assert 0.7 < sl.amdahl_speedup(0.02, 128) / sl.amdahl_ceiling(0.02) < 0.75      # nearly three quarters of 50
-    assert sl.scaled_serial_fraction(0.02, 128) < 0.0002
+    assert f"{sl.amdahl_speedup(0.02, 64):.1f}" == "28.3" and f"{sl.gustafson_speedup(0.02, 64):.1f}" == "62.7"
+    assert round(sl.amdahl_speedup(0.02, 64) / sl.amdahl_ceiling(0.02), 2) == 0.57   # only 57% of its ceiling of 50
+    assert f"{sl.scaled_serial_fraction(0.02, 64):.3g}" == "0.000319"                 # about 0.03%
     assert (1 - 0.02) / (1 / 30 - 0.02) == pytest.approx(73.5) and ex5.workers_for_speedup(0.02, 30) == 74
-    assert f"{sl.scaled_serial_fraction(0.004, 1024):.2g}" == "3.9e-06"               # about 3.9 in a million
+    assert f"{sl.scaled_serial_fraction(0.004, 1024):.3g}" == "3.92e-06"              # 3.92 in a million
     assert [round(sl.amdahl_speedup(f, 1024)) for f in (0.004, 0.008)] == [201, 111]    # about 201 and 111
     assert [sl.amdahl_ceiling(f) for f in (0.004, 0.008)] == [250, 125]                 # below ceilings of 250, 125
     e_a = sl.karp_flatt(np.array(ex5.PROGRAM_A), np.array(ex5.KF_WORKERS))
@@ -149,9 +176,10 @@ def test_3_5_exercise_solutions():
 
 # the answer checks accept what the section prints (or the exercise asks for) and refuse a near miss
 PRINTED_PRECISION = [
-    ("ex-3-5-1a", 36.2, 50),                                      # S(128) = 36.16; not the ceiling 1/f
-    ("ex-3-5-1b", 125.5, 128),                                    # not K itself
-    ("ex-3-5-1c", 0.000159, 0.02 / 128),                          # as the solution prints it; not s/K
+    ("ex-3-5-1a", 28.3, 50),                                      # S(64) = 28.32; not the ceiling 1/f
+    ("ex-3-5-1b", 62.7, 64),                                      # not K itself
+    ("ex-3-5-1c", 0.000319, 0.02 / 64),                           # as the solution prints it; not s/K
+    ("ex-3-5-1c", 0.000319, 0.02 / (0.02 + 63 * 0.98)),           # nor an off-by-one K
     ("ex-3-5-2a", [0.0029, 0.0039, 0.0078], [0.003, 0.004, 0.008]),   # 0.29%, 0.39%, 0.78%; not the quoted range
     ("ex-3-5-2b", [201, 111], [250, 125]),                        # the solution's words; not the ceilings 1/f
     ("ex-3-5-2b", [201, 111], [200, 110]),
@@ -225,8 +253,8 @@ def test_3_5_2c_takes_the_shortcut_s_over_k_and_says_why():
     exact, shortcut = sl.scaled_serial_fraction(0.004, 1024), 0.004 / 1024
     assert round(1 - shortcut / exact, 4) == 0.004
     assert check("ex-3-5-2c", shortcut).correct
-    assert round(1 - (0.02 / 128) / sl.scaled_serial_fraction(0.02, 128), 3) == 0.02
-    assert not check("ex-3-5-1c", 0.02 / 128).correct
+    assert round(1 - (0.02 / 64) / sl.scaled_serial_fraction(0.02, 64), 3) == 0.02
+    assert not check("ex-3-5-1c", 0.02 / 64).correct
 
 
 # --- Section 3.6 -------------------------------------------------------------------------------------
@@ -300,7 +328,7 @@ def test_3_6_exercise_solutions():
     assert 4.3 < ratio < 4.7                                          # about four and a half
     assert ex6.scan_crossover() == 512
     assert ex6.microbatches_for_bubble(8, ex6.PIPE_C_BUBBLE) == 117 and 7 / 117 <= 0.06 < 7 / 116
-    assert round(15 / 64, 2) == 0.23
+    assert ex6.microbatches_for_bubble(16, ex6.Fraction(5, 12)) == 36 and 15 / 36 == 5 / 12   # (d): 3x the stages - 1
     stack = sl.layer_stack_dag(24, 16)
     t = {p: sl.greedy_schedule(stack, p).makespan for p in (8, 16, 32, 64)}
     assert t[8] == 24 * 3 == 72                                       # two rounds of pieces plus the combine
@@ -372,6 +400,35 @@ def test_3_6_6_pipeline_depth_comes_from_the_resource_edges():
 
 
 def test_3_6_3_exercise_tolerances():
-    assert check("ex-3-6-3d", 0.234).correct and check("ex-3-6-3a", 0.417).correct   # three significant figures
-    assert not check("ex-3-6-3d", 15 / 79).correct                   # the GPipe convention is the other number
-    assert not check("ex-3-6-3d", 0.23).correct and not check("ex-3-6-3d", 16 / 64).correct
+    assert check("ex-3-6-3a", 0.417).correct                         # three significant figures
+    assert not check("ex-3-6-3a", 5 / 17).correct                    # the GPipe convention is the other number
+    assert check("ex-3-6-3d", 36).correct
+    assert not check("ex-3-6-3d", 12).correct                        # (a)'s m does not carry over
+    assert not check("ex-3-6-3d", 38).correct                        # 16/m <= 5/12 (p, not p - 1) would need 39
+
+
+def test_3_6_6_figure_3_6_2_and_the_pipelines_parallelism():
+    small = sl.layer_stack_dag(3, 6)                              # three layers of width 6 on K = 4
+    assert sl.greedy_schedule(small, 4).makespan == 9
+    assert sl.brent_bounds(sl.work(small), sl.depth(small), 4)[0] == 6
+    p, m = 8, 16                                                   # the pipeline of the Try-it figure of 3.6.3
+    assert f"{sl.parallelism(sl.pipeline_dag(p, m)):.2f}" == "5.57" == f"{p * m / (m + p - 1):.2f}"
+    assert f"{8 / 11:.1%}" == "72.7%"                              # m/(m + p - 1) for p = 4, m = 8
+
+
+def test_3_6_6_every_device_idles_p_minus_1_slots():
+    """Fill, middle gap and drain add up to (p - 1) t_mb on every device."""
+    for p, m, t_f, t_b in [(4, 8, 1.0, 2.0), (3, 5, 1.0, 2.0), (8, 2, 1.0, 3.0)]:
+        schedule = sl.greedy_schedule(sl.pipeline_dag(p, m, forward=t_f, backward=t_b), p, pinned=True)
+        for device in range(p):
+            busy = sum(t.finish - t.start for t in schedule.tasks if t.processor == device)
+            assert schedule.makespan - busy == pytest.approx((p - 1) * (t_f + t_b))
+
+
+def test_3_6_exercise_solution_numbers():
+    n = 1024
+    assert sl.work(sl.hillis_steele_scan_dag(n)) == n * 10 - n + 1 == 9217
+    assert sl.work(sl.blelloch_scan_dag(n)) == 2 * (n - 1) == 2046
+    assert sl.depth(sl.hillis_steele_scan_dag(n)) == 10 and sl.depth(sl.blelloch_scan_dag(n)) == 20
+    assert round(sl.parallelism(sl.reduction_tree_dag(4096))) == 341
+    assert (12 + 6 - 1) * 3 == 51

@@ -46,7 +46,7 @@ def test_gustafson_1988_points(fig):
         assert sl.gustafson_speedup(x[0] / 100, 1024) == pytest.approx(measured)   # on the line by construction
     # the chapter's K for processors; the alt text's "about 200 at 0.4 percent and about 91 at 1 percent"
     assert ax.get_ylabel() == "speedup on K = 1,024 processors"
-    s_pct, amdahl = lines["Amdahl: 1 / (s + (1 - s) / K)"]
+    s_pct, amdahl = lines["Amdahl, if s were the one-processor share f"]
     assert round(float(np.interp(0.4, s_pct, amdahl)), -1) == 200 and round(float(amdahl[-1])) == 91
     assert s_pct[-1] == 1.0
     assert "Gustafson: K + (1 - K) s" in lines

@@ -125,22 +125,22 @@ def test_fit_amdahl_recovers_f_exactly(f):
 
 
 @given(st.floats(min_value=0.0, max_value=0.3), st.floats(min_value=0.0, max_value=0.01))
-def test_fit_usl_recovers_alpha_and_beta_exactly(alpha, beta):
-    fit = sl.fit_usl(KS, sl.usl_speedup(KS, alpha, beta))
-    assert isinstance(fit, sl.USLFit) and isinstance(fit.alpha, float)
-    assert math.isclose(fit.alpha, alpha, rel_tol=1e-7, abs_tol=1e-10)
-    assert math.isclose(fit.beta, beta, rel_tol=1e-7, abs_tol=1e-10)
+def test_fit_usl_recovers_sigma_and_kappa_exactly(sigma, kappa):
+    fit = sl.fit_usl(KS, sl.usl_speedup(KS, sigma, kappa))
+    assert isinstance(fit, sl.USLFit) and isinstance(fit.sigma, float)
+    assert math.isclose(fit.sigma, sigma, rel_tol=1e-7, abs_tol=1e-10)
+    assert math.isclose(fit.kappa, kappa, rel_tol=1e-7, abs_tol=1e-10)
 
 
 @pytest.mark.parametrize("seed", range(20))
 def test_fit_usl_with_noise_stays_close(seed):
     rng = np.random.default_rng(seed)
-    alpha, beta = 0.05, 0.002
+    sigma, kappa = 0.05, 0.002
     ks = np.array([1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64])
-    noisy = sl.usl_speedup(ks, alpha, beta) * rng.normal(1.0, 0.01, ks.size)
+    noisy = sl.usl_speedup(ks, sigma, kappa) * rng.normal(1.0, 0.01, ks.size)
     fit = sl.fit_usl(ks, noisy)
-    assert abs(fit.alpha - alpha) < 0.015 and abs(fit.beta - beta) < 0.0004
-    assert abs(sl.usl_peak_workers(*fit) - sl.usl_peak_workers(alpha, beta)) < 4
+    assert abs(fit.sigma - sigma) < 0.015 and abs(fit.kappa - kappa) < 0.0004
+    assert abs(sl.usl_peak_workers(*fit) - sl.usl_peak_workers(sigma, kappa)) < 4
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -152,16 +152,16 @@ def test_fit_amdahl_with_noise_stays_close(seed):
 
 def test_fit_usl_of_amdahl_data_has_no_coherency_term():
     fit = sl.fit_usl(KS, sl.amdahl_speedup(0.07, KS))
-    assert fit.beta == pytest.approx(0.0, abs=1e-12) and fit.alpha == pytest.approx(0.07)
-    assert sl.fit_amdahl(KS, sl.amdahl_speedup(0.07, KS)) == pytest.approx(fit.alpha)
+    assert fit.kappa == pytest.approx(0.0, abs=1e-12) and fit.sigma == pytest.approx(0.07)
+    assert sl.fit_amdahl(KS, sl.amdahl_speedup(0.07, KS)) == pytest.approx(fit.sigma)
 
 
 def test_fits_never_return_negative_coefficients():
-    # better than ideal at large K pulls the unconstrained beta below zero: it is held at zero
+    # better than ideal at large K pulls the unconstrained kappa below zero: it is held at zero
     ks = np.array([1, 2, 4, 8])
     speedups = np.array([1.0, 1.9, 3.7, 7.9])
-    alpha, beta = sl.fit_usl(ks, speedups)
-    assert alpha >= 0 and beta >= 0
+    sigma, kappa = sl.fit_usl(ks, speedups)
+    assert sigma >= 0 and kappa >= 0
     assert sl.fit_amdahl([1, 2, 4], [1.0, 2.5, 5.0]) == 0.0     # superlinear data: f is held at zero
     assert sl.fit_usl([1, 2, 4], [1.0, 2.5, 5.0]) == (0.0, 0.0)
 
@@ -179,7 +179,7 @@ def test_fits_refuse_throughputs_that_were_not_divided_by_the_one_worker_value()
         sl.fit_amdahl([1, 2, 4], [0.5, 0.9, 1.6])     # times, or a wrong baseline
     # a few percent of noise at K = 1 is accepted, and so is data without K = 1
     speedups = np.array(throughput) / throughput[0]
-    assert sl.fit_usl(ks, speedups * [1.03, 1, 1, 1]).alpha >= 0
+    assert sl.fit_usl(ks, speedups * [1.03, 1, 1, 1]).sigma >= 0
     assert sl.fit_amdahl(ks, speedups * [0.97, 1, 1, 1]) > 0
     assert sl.fit_usl(ks[1:], speedups[1:]) == pytest.approx(sl.fit_usl(ks, speedups), rel=1e-12)
 
@@ -208,16 +208,16 @@ def test_fit_input_is_checked():
 # --- the USL ------------------------------------------------------------------------------------------
 
 @given(st.floats(min_value=0.0, max_value=1.0), workers)
-def test_usl_without_coherency_is_amdahl(alpha, k):
-    assert math.isclose(sl.usl_speedup(k, alpha, 0.0), sl.amdahl_speedup(alpha, k), rel_tol=1e-9)
+def test_usl_without_coherency_is_amdahl(sigma, k):
+    assert math.isclose(sl.usl_speedup(k, sigma, 0.0), sl.amdahl_speedup(sigma, k), rel_tol=1e-9)
 
 
 @given(st.floats(min_value=0.0, max_value=0.5), st.floats(min_value=1e-6, max_value=0.05))
-def test_usl_peak_is_the_maximum(alpha, beta):
-    peak = sl.usl_peak_workers(alpha, beta)
+def test_usl_peak_is_the_maximum(sigma, kappa):
+    peak = sl.usl_peak_workers(sigma, kappa)
     assume(1 < peak < 5000)
     ks = np.arange(1, int(3 * peak) + 3)
-    s = sl.usl_speedup(ks, alpha, beta)
+    s = sl.usl_speedup(ks, sigma, kappa)
     best = ks[np.argmax(s)]
     assert best in (math.floor(peak), math.ceil(peak))
     # past the peak the speedup falls: retrograde scaling
@@ -227,7 +227,7 @@ def test_usl_peak_is_the_maximum(alpha, beta):
 def test_usl_peak_limits():
     assert sl.usl_peak_workers(0.05, 0.0) == math.inf
     with warnings.catch_warnings():
-        warnings.simplefilter("error")                 # no overflow warning for a vanishing beta
+        warnings.simplefilter("error")                 # no overflow warning for a vanishing kappa
         assert sl.usl_peak_workers(0.0, 1e-320) == math.inf
         np.testing.assert_array_equal(sl.usl_peak_workers([0.0, 0.5], [1e-320, 0.0]), [math.inf, math.inf])
     assert sl.usl_peak_workers(0.0, 0.01) == pytest.approx(10.0)
@@ -236,8 +236,8 @@ def test_usl_peak_limits():
 
 
 @given(st.floats(min_value=0.0, max_value=1.0), st.floats(min_value=0.0, max_value=1.0), workers)
-def test_usl_never_beats_ideal(alpha, beta, k):
-    assert sl.usl_speedup(k, alpha, beta) <= k * (1 + 1e-12)
+def test_usl_never_beats_ideal(sigma, kappa, k):
+    assert sl.usl_speedup(k, sigma, kappa) <= k * (1 + 1e-12)
 
 
 # --- bad input is refused by name ----------------------------------------------------------------------
@@ -246,8 +246,8 @@ CASES = [
     (sl.gustafson_speedup, dict(s=0.05, k=8), dict(s=[1.5, -0.1], k=[0, 2.5])),
     (sl.scaled_serial_fraction, dict(s=0.05, k=8), dict(s=[1.5, -0.1], k=[0, 2.5])),
     (sl.karp_flatt, dict(measured_speedup=3.0, k=8), dict(measured_speedup=[0.0, -1.0], k=[1, 2.5])),
-    (sl.usl_speedup, dict(k=8, alpha=0.05, beta=0.001), dict(k=[0, 2.5], alpha=[-0.1], beta=[-0.1])),
-    (sl.usl_peak_workers, dict(alpha=0.05, beta=0.001), dict(alpha=[-0.1], beta=[-0.1])),
+    (sl.usl_speedup, dict(k=8, sigma=0.05, kappa=0.001), dict(k=[0, 2.5], sigma=[-0.1], kappa=[-0.1])),
+    (sl.usl_peak_workers, dict(sigma=0.05, kappa=0.001), dict(sigma=[-0.1], kappa=[-0.1])),
 ]
 
 

@@ -331,7 +331,7 @@ REFUSED = [
     (lambda: sl.Task("a", -1, 0.0, 1.0), ValueError, ["processor"]),
     (lambda: sl.Accelerator("x", "v", "GPU", {"bf16": -1.0}, 80e9, 2e12), ValueError, ["peak_flops"]),
     (lambda: sl.MegatronRow(1.7, 24, 2304, 24, 1, 1, 32, 512, 137, 440, 4.4), ValueError, ["percent_of_peak"]),
-    (lambda: sl.USLFit(-0.1, 0.0), ValueError, ["alpha"]),
+    (lambda: sl.USLFit(-0.1, 0.0), ValueError, ["sigma"]),
 ]
 
 

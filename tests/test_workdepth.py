@@ -169,7 +169,7 @@ def test_brent_bounds_formula_and_checks():
     np.testing.assert_allclose(upper, [110, 30, 20, 11])
     with pytest.raises(ValueError, match="depth must be at most work"):
         sl.brent_bounds(5.0, 6.0, 2)
-    with pytest.raises(ValueError, match="p must be a whole number"):
+    with pytest.raises(ValueError, match="k must be a whole number"):
         sl.brent_bounds(5.0, 1.0, 0)
     with pytest.raises(ValueError, match="work must be > 0"):
         sl.brent_bounds(0.0, 1.0, 2)
@@ -277,7 +277,7 @@ def test_schedule_summary_numbers():
 
 def test_scheduler_input_is_checked():
     dag = sl.reduction_tree_dag(8)
-    with pytest.raises(ValueError, match="p must be a whole number"):
+    with pytest.raises(ValueError, match="k must be a whole number"):
         sl.greedy_schedule(dag, 0)
     with pytest.raises(ValueError, match="priority"):
         sl.greedy_schedule(dag, 2, priority="random")
@@ -342,7 +342,7 @@ def test_pinned_schedule_on_more_processors_than_stages():
 
 @pytest.mark.parametrize("p", [[2], (2,), np.array([2, 4])])
 def test_an_array_of_processor_counts_is_a_type_error(p):
-    with pytest.raises(TypeError, match="p must be a single number"):
+    with pytest.raises(TypeError, match="k must be a single number"):
         sl.greedy_schedule(sl.reduction_tree_dag(8), p)
 
 

@@ -25,7 +25,7 @@ N_SCAN, P_SCAN = 1024, 8
 SCAN_PROCESSORS = tuple(2**i for i in range(11))        # 1, 2, 4, ..., 1024
 PIPE_A = (6, 12)                                        # (stages, micro-batches)
 PIPE_C_STAGES, PIPE_C_BUBBLE = 8, Fraction(6, 100)
-PIPE_D = (16, 64)
+PIPE_D_STAGES = 16                                      # (d): match (a)'s bubble with 16 stages
 STACK_LAYERS, STACK_WIDTH = 24, 16
 LATENCY_BUDGET = 60                                     # time units for one input through the stack (3.6.4d)
 
@@ -154,8 +154,8 @@ register(
         lambda: _pipeline_makespan(*PIPE_A),
         unit="forward passes",
         whole=True,
-        hint="Count the slots from the first forward pass to the last backward pass: every stage waits p - 1 "
-        "slots to start, and each slot holds one forward and one backward pass.",
+        hint="The step lasts as long as the pipeline's depth, (m + p - 1) slots; each slot holds one forward and "
+        "one backward pass of a micro-batch on a stage.",
     ),
     Part(
         "ex-3-6-3c",
@@ -167,10 +167,11 @@ register(
     ),
     Part(
         "ex-3-6-3d",
-        lambda: float(Fraction(PIPE_D[0] - 1, PIPE_D[1])),
-        unit="ratio",
-        sig=3,
-        hint="The same formula, (p - 1) / m, with p = 16 and m = 64.",
+        lambda: microbatches_for_bubble(PIPE_D_STAGES, Fraction(PIPE_A[0] - 1, PIPE_A[1])),
+        unit="micro-batches",
+        whole=True,
+        rounding="up",
+        hint="Solve (p - 1) / m <= (a)'s bubble for m with p = 16, and round up if needed.",
     ),
     Part(
         "ex-3-6-4a",

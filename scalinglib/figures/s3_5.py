@@ -54,15 +54,15 @@ def amdahl_vs_gustafson(fig, f, k_max=1024):
 
 
 def gustafson_1988(fig, k=SANDIA_PROCESSORS, s_max=0.01):
-    """Speedup on k processors against the serial fraction, read Amdahl's way (a fixed job) and
-    Gustafson's way (a grown job), with the three Sandia results placed at the serial fraction of
+    """Speedup on k processors against the serial fraction, read Gustafson's way (a grown job) and,
+    as the misreading of Section 3.5.3, Amdahl's way (the run's share s taken as a fixed job's f), with the three Sandia results placed at the serial fraction of
     the parallel run each implies (which puts them on the Gustafson line by construction).
     Returns the axes."""
     s = np.linspace(0.0, s_max, 201)
     ax = style_axes(fig.subplots())
     ax.plot(s * 100, gustafson_speedup(s, k), color=COLORS["green"], label="Gustafson: K + (1 - K) s")
     ax.plot(s * 100, amdahl_speedup(s, k), color=COLORS["vermillion"], linestyle="--",
-            label="Amdahl: 1 / (s + (1 - s) / K)")
+            label="Amdahl, if s were the one-processor share f")
     ax.axvspan(0.4, 0.8, color=COLORS["grey"], alpha=0.12, lw=0, label="serial fraction quoted: 0.4-0.8 %")
     markers = ["o", "s", "^"]
     for (name, measured), marker in zip(SANDIA_1988.items(), markers):
@@ -79,7 +79,8 @@ def gustafson_1988(fig, k=SANDIA_PROCESSORS, s_max=0.01):
 
 def karp_flatt_trends(fig, datasets, ks):
     """The Karp-Flatt serial fraction against K for several sets of speedups ``{label: speedups}``
-    measured at worker counts ``ks`` (K = 1 is skipped). Returns the axes."""
+    measured at worker counts ``ks`` (K = 1 is skipped), on a linear K axis so that the USL's straight
+    line e = sigma + kappa K shows straight. Returns the axes."""
     ks = np.asarray(ks)
     use = ks >= 2
     ax = style_axes(fig.subplots())
@@ -87,7 +88,8 @@ def karp_flatt_trends(fig, datasets, ks):
     for (label, speedups), marker in zip(datasets.items(), markers):
         e = karp_flatt(np.asarray(speedups)[use], ks[use])
         ax.plot(ks[use], e, marker=marker, markersize=4, label=label)
-    log2_axis(ax, "x")
+    ax.set_xticks(ks[use])
+    ax.set_xlim(0, ks.max() * 1.05)
     ax.set_ylim(bottom=0)
     ax.set_xlabel("workers K")
     ax.set_ylabel("Karp-Flatt serial fraction e(K)")
@@ -140,7 +142,7 @@ def measurement(fig, workers, strong_seconds, weak_seconds, cores, amdahl_f=None
                   label=f"Amdahl fit, f = {amdahl_f:.3f}")
     if usl is not None:
         ax_s.plot(dense, usl_speedup(dense, *usl), color=COLORS["purple"], linestyle="-.",
-                  label=f"USL fit, alpha = {usl[0]:.3f}, beta = {usl[1]:.3f}")
+                  label=f"USL fit, σ = {usl[0]:.3f}, κ = {usl[1]:.3f}")
     ax_s.set_xlabel("worker processes K")
     ax_s.set_ylabel("speedup")
     ax_s.set_ylim(0, ks.max() + 0.5)

@@ -181,7 +181,7 @@ def pipeline_gantt(fig, stages, microbatches, forward=1.0, backward=2.0):
             ax.text((task.start + task.finish) / 2, task.processor, str(dag.nodes[task.node]["microbatch"] + 1),
                     ha="center", va="center", fontsize=7, color="white")
     ax.set_yticks(range(stages))
-    ax.set_yticklabels([f"stage {s}" for s in range(stages)])
+    ax.set_yticklabels([f"stage {s + 1}" for s in range(stages)])   # counted from 1, as the micro-batches are
     ax.set_xlabel("time (units of one forward pass of one micro-batch on one stage)")
     ax.set_title(f"p = {stages} stages, m = {microbatches} micro-batches: "
                  f"bubble = (p - 1)/m = {schedule.bubble_fraction:.3g}", fontsize=9, fontweight="normal")
