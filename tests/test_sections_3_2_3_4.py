@@ -474,7 +474,7 @@ def test_the_median_fanout_request_waits_for_one_servers_99_3rd_percentile():
     assert "server model: median 10.1 (10.1–10.1) ms, 99.31% quantile 330 (319–348) ms" in text
     assert "median of the slowest of 100 replies: 333 (323–347) ms" in text
     prose = _prose(S34)
-    assert r"\Pr[T \le t]^{100} = 0.5" in prose and "waits about 330 ms" in prose
+    assert r"\Pr[T \le \theta]^{100} = 0.5" in prose and "waits about 330 ms" in prose
 
 
 def test_hockey_stick_and_targets_in_the_notebook():
@@ -690,7 +690,7 @@ def test_stragglers_claims_in_the_notebook():
     prose = _prose(S34)
     for claim in ("waiting for 27% of every step", "comes from the assumed jitter", "from 0.87 to 0.73",
                   "recover 52% of the waiting", "72% of the waiting is recovered", "below 0.7%",
-                  r"x \le 0.05/(0.95\,H_K - 1)", "$H_{3072} = 8.61$", "The measured efficiency rose instead",
+                  r"\tau/t_0 \le 0.05/(0.95\,H_K - 1)", "$H_{3072} = 8.61$", "The measured efficiency rose instead",
                   "the measured mean minus", "same mean and standard deviation"):
         assert claim in prose, claim
     assert "over a quarter of every step" not in prose and "most of the loss" not in prose
