@@ -270,13 +270,7 @@ def _third_party(zf: zipfile.ZipFile) -> set[str]:
 #: a published figure), where an exercise asks the reader to make that same call. They are the library's
 #: documentation, not the answer key; the library's owner may change those examples' inputs, and then the
 #: entry goes (the test below fails on an entry that is no longer needed).
-LIBRARY_DOCUMENTS = {
-    ("scalinglib/laws.py", "0.003968"),        # largest_serial_fraction(0.8, 64): 3.1.2(c)
-    ("scalinglib/roofline.py", "6.866"),       # decode_step_time of 7B on an A100: 3.7.3(a)
-    ("scalinglib/roofline.py", "153.02"),      # the A100's ridge point: 3.7.3(b)
-    ("scalinglib/scaling.py", "0.1248"),       # strong_time at its best K: 3.3.2(b)
-    ("scalinglib/workdepth.py", "520192"),     # matmul_work(64): 3.6.4(d)
-}
+LIBRARY_DOCUMENTS: set[tuple[str, str]] = set()   # none: the doctests use other inputs than the exercises
 
 
 def test_the_zip_holds_no_expected_answer(edition):
