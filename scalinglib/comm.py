@@ -205,6 +205,10 @@ def _algorithm(collective: str, name, param: str = "algorithm") -> str:
     return found
 
 
+#: How error messages name the parameter ``p``: the book calls the number of processes K.
+_P = "p (the K processes of the collective)"
+
+
 def _is_power_of_two(p: np.ndarray) -> np.ndarray:
     """Exact for every whole float: a power of two has the mantissa 0.5 in ``frexp`` (no cast to int64)."""
     mantissa, _ = np.frexp(np.asarray(p, dtype=float))
@@ -218,7 +222,7 @@ def _check_power_of_two(collective, algorithm, p: np.ndarray) -> None:
             value = int(p[bad].flat[0])
             others = [a for a in ALGORITHMS[collective] if (collective, a) not in POWER_OF_TWO_ONLY]
             raise ValueError(
-                f"p must be a power of two (1, 2, 4, 8, ...) for {algorithm} {collective}; got {value}. "
+                f"{_P} must be a power of two (1, 2, 4, 8, ...) for {algorithm} {collective}; got {value}. "
                 f"For other p use {' or '.join(map(repr, others))}"
             )
 
@@ -347,9 +351,9 @@ def algorithms_for(collective, p=None):
     coll = _collective(collective)
     if p is None:
         return ALGORITHMS[coll]
-    pp = check_whole("p", p)
+    pp = check_whole(_P, p)
     if pp.ndim != 0:
-        raise ValueError(f"p must be a single whole number here; got an array of shape {pp.shape}")
+        raise ValueError(f"{_P} must be a single whole number here; got an array of shape {pp.shape}")
     power = bool(_is_power_of_two(pp))
     return tuple(a for a in ALGORITHMS[coll] if power or (coll, a) not in POWER_OF_TWO_ONLY)
 
@@ -434,7 +438,7 @@ def collective_cost_terms(collective, p, algorithm=None):
     """
     coll = _collective(collective)
     alg = _algorithm(coll, algorithm)
-    pp = check_whole("p", p)
+    pp = check_whole(_P, p)
     _check_power_of_two(coll, alg, pp)
     a, b, c = _terms(coll, alg, pp)
     return tuple(scalar_or_array(x, pp) for x in (a, b, c))
@@ -499,12 +503,12 @@ def collective_time(collective, nbytes, p, alpha, beta, gamma=0.0, algorithm=Non
     coll = _collective(collective)
     alg = _algorithm(coll, algorithm)
     n = check_nonnegative("nbytes", nbytes)
-    pp = check_whole("p", p)
+    pp = check_whole(_P, p)
     a = check_nonnegative("alpha", alpha)
     b = check_nonnegative("beta", beta)
     g = check_nonnegative("gamma", gamma)
     _check_power_of_two(coll, alg, pp)
-    nb, pb, ab, bb, gb = check_broadcast(nbytes=n, p=pp, alpha=a, beta=b, gamma=g)
+    nb, pb, ab, bb, gb = check_broadcast(nbytes=n, **{_P: pp}, alpha=a, beta=b, gamma=g)
     ta, tb, tc = _terms(coll, alg, pb)
     return scalar_or_array(ta * ab + tb * nb * bb + tc * nb * gb, n, pp, a, b, g)
 
@@ -583,11 +587,11 @@ def collective_lower_bound(collective, nbytes, p, alpha, beta, gamma=0.0):
     """
     coll = _collective(collective)
     n = check_nonnegative("nbytes", nbytes)
-    pp = check_whole("p", p)
+    pp = check_whole(_P, p)
     a = check_nonnegative("alpha", alpha)
     b = check_nonnegative("beta", beta)
     g = check_nonnegative("gamma", gamma)
-    nb, pb, ab, bb, gb = check_broadcast(nbytes=n, p=pp, alpha=a, beta=b, gamma=g)
+    nb, pb, ab, bb, gb = check_broadcast(nbytes=n, **{_P: pp}, alpha=a, beta=b, gamma=g)
     clg = np.ceil(np.log2(pb) - 1e-12)
     f = (pb - 1.0) / pb
     many = (pb > 1).astype(float)
@@ -679,7 +683,7 @@ def crossover_size(collective, algorithm_a, algorithm_b, p, alpha, beta, gamma=0
     coll = _collective(collective)
     alg_a = _algorithm(coll, algorithm_a, "algorithm_a")
     alg_b = _algorithm(coll, algorithm_b, "algorithm_b")
-    pp = check_whole("p", check_scalar("p", p))
+    pp = check_whole(_P, check_scalar(_P, p))
     alpha = single(check_nonnegative, "alpha", alpha)
     beta = single(check_nonnegative, "beta", beta)
     gamma = single(check_nonnegative, "gamma", gamma)
@@ -946,7 +950,7 @@ def bus_bandwidth_factor(collective, p):
     >>> bus_bandwidth_factor("broadcast", 8)
     1.0
     """
-    return scalar_or_array(_bus_factor(_collective(collective), check_whole("p", p)))
+    return scalar_or_array(_bus_factor(_collective(collective), check_whole(_P, p)))
 
 
 def _bus_factor(coll: str, pp):
@@ -1010,7 +1014,7 @@ def bus_bandwidth(collective, nbytes, seconds, p):
     coll = _collective(collective)
     n = check_nonnegative("nbytes", nbytes)
     t = check_positive("seconds", seconds)
-    pp = check_whole("p", p)
-    n, t, pp = check_shapes(nbytes=n, seconds=t, p=pp)
+    pp = check_whole(_P, p)
+    n, t, pp = check_shapes(nbytes=n, seconds=t, **{_P: pp})
     return scalar_or_array((n / t) * _bus_factor(coll, pp))
 

@@ -542,7 +542,7 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
 
     * ``grow_batch=False``: the batch never exceeds the critical batch; past the
       cap the extra GPUs split the model further and E falls (weak scaling of
-      the model split, as in Section 3.3);
+      the model split, as in Section 3.3.7);
     * ``grow_batch=True``: data parallelism keeps growing the batch past the
       critical batch; E stays where it was, but every doubling of the batch
       buys fewer saved steps, and tokens are wasted.
@@ -551,7 +551,7 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
     gradient all-reduce that the backward pass does not hide,
     :math:`E = 1/(1 + \rho_\text{TP} + \rho_\text{PP} + \rho_\text{DP})`, with
     :math:`\rho_\text{DP}` from :func:`exposed_allreduce_fraction` (its default
-    A100 cluster), as in the capstone of Section 3.9.
+    A100 cluster), as in the capstone of Section 3.9.8.
 
     Parameters
     ----------
@@ -565,7 +565,7 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
         Which use of GPUs past the cap (default False: split the model).
     exposed_allreduce : bool, optional
         Add :math:`\rho_\text{DP}` to each layout's overheads (default False:
-        the all-reduce is taken to hide, as in Section 3.3).
+        the all-reduce is taken to hide, as in Section 3.3.7).
     **layout_kwargs
         Passed to :func:`scalinglib.layout.parallel_layout` (sequence length,
         micro-batches, device memory, ...).
@@ -759,7 +759,7 @@ def training_cost(n_params, tokens, n_devices, price_per_device_hour, *, device=
     prices vary by provider, contract and year.
 
     Every numeric input is one number: call once per configuration (or see
-    Section 3.9's capstone table for a grid).
+    Section 3.9.8's capstone table for a grid).
 
     Parameters
     ----------

@@ -984,5 +984,5 @@ _PRICE_ENTRIES = (
                   _AWS_ON_DEMAND, "8 x H100 SXM 80GB.", as_of=_OD_DATE),
 )
 
-#: Published hourly prices of eight-GPU cloud servers (Section 3.2), by ``"<instance>, <pricing>"``.
+#: Published hourly prices of eight-GPU cloud servers (Sections 3.2.5 and 3.9.8), by ``"<instance>, <pricing>"``.
 INSTANCE_PRICES: Mapping[str, InstancePrice] = MappingProxyType({row.key: row for row in _PRICE_ENTRIES})

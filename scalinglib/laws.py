@@ -193,8 +193,8 @@ def largest_serial_fraction(target_efficiency, k):
 
     Examples
     --------
-    >>> round(largest_serial_fraction(0.8, 64), 6)
-    0.003968
+    >>> round(largest_serial_fraction(0.9, 32), 6)
+    0.003584
     """
     e_arr = check_fraction("target_efficiency", target_efficiency, open_low=True)
     k_arr = check_whole("k", k)

@@ -1,4 +1,4 @@
-r"""Where the GPUs of a training cluster go, and what each choice costs (Sections 3.2, 3.3 and 3.9).
+r"""Where the GPUs of a training cluster go, and what each choice costs (Sections 3.2, 3.3, 3.8 and 3.9).
 
 A transformer training run splits its GPUs three ways: tensor parallelism (TP,
 inside a node, where the links are fastest), pipeline parallelism (PP, across
@@ -33,7 +33,7 @@ for ``(p - 1)`` micro-batch slots out of ``m + p - 1``: :math:`\rho_\text{PP} = 
 
 The data-parallel gradient all-reduce is taken to hide behind the backward pass,
 so it adds nothing to :math:`\rho`. That holds only while each replica has enough
-compute per step to cover it; Section 3.8 prices the exposed part, and where it is
+compute per step to cover it; Section 3.8.7 prices the exposed part, and where it is
 not zero the efficiencies here are upper bounds.
 """
 
@@ -298,7 +298,7 @@ def parallel_layout(
 ):
     r"""Split a cluster the Megatron way and return the split and its scaling efficiency.
 
-    The rules, each from the text of Section 3.3:
+    The rules, each from the text of Section 3.3.7:
 
     1. The model needs at least ``mp_fit`` GPUs to hold its training state
        (:func:`devices_to_hold`, rounded up to a power of two); they are filled

@@ -35,7 +35,7 @@ The fits are plain functions, tested on synthetic data:
 A fit resolves the overhead ``t0`` only if the sizes span a range wide enough
 that ``t0`` is a sizeable part of the smallest time. For memory bandwidth that
 range is not available: arrays small enough for the call's fixed cost to
-matter fit in the caches and measure a different bandwidth. Section 3.7 therefore
+matter fit in the caches and measure a different bandwidth. Section 3.7.5 therefore
 reads its bandwidth as the best rate over repeats at one large size.
 
 The two fits minimise *relative* residuals, so the small sizes, whose times are

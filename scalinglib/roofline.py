@@ -158,8 +158,8 @@ def ridge_point(peak_flops, bandwidth):
 
     Examples
     --------
-    >>> round(ridge_point(312e12, 2.039e12), 2)      # A100 SXM, dense BF16 over HBM2e
-    153.02
+    >>> round(ridge_point(989.5e12, 3.35e12), 2)     # H100 SXM, dense BF16 over HBM3
+    295.37
     """
     p = check_positive("peak_flops", peak_flops)
     b = check_positive("bandwidth", bandwidth)
@@ -476,9 +476,9 @@ def decode_time_terms(batch, n_params, peak_flops, bandwidth, bytes_per_param=2,
 
     Examples
     --------
-    >>> compute, memory = decode_time_terms(8, 7e9, 312e12, 2.039e12)
+    >>> compute, memory = decode_time_terms(8, 13e9, 312e12, 2.039e12)    # 13B on an A100
     >>> round(compute * 1e3, 3), round(memory * 1e3, 3)        # ms: memory dominates at batch 8
-    (0.359, 6.866)
+    (0.667, 12.751)
     """
     raw, (b, n, w, kv) = _decode_args(batch, n_params, bytes_per_param, kv_bytes_per_seq)
     p = check_positive("peak_flops", peak_flops)
@@ -582,8 +582,8 @@ def decode_ridge_batch(peak_flops, bandwidth, bytes_per_param=2):
 
     Examples
     --------
-    >>> round(decode_ridge_batch(312e12, 2.039e12), 2)          # A100, bf16 weights and peak
-    153.02
+    >>> round(decode_ridge_batch(989.5e12, 3.35e12), 2)         # H100, bf16 weights and peak
+    295.37
     >>> decode_ridge_batch(2e15, 4e12, 1) == decode_ridge_batch(1e15, 4e12, 2)   # fp8 peak, 1-byte weights
     True
     """

@@ -21,7 +21,7 @@ with b sequences in the batch, memory bandwidth B (bytes/s) and peak compute
 P (FLOP/s). At small b the weights dominate the traffic, the step time barely
 grows with b, and throughput rises almost in proportion to the batch. Two
 things end that: the KV cache (the :math:`b\,c_\text{kv}` term catches up with the
-weights) or the compute roof (:math:`bF/P` overtakes the memory time). Section 3.7
+weights) or the compute roof (:math:`bF/P` overtakes the memory time). Section 3.7.3
 places this on the roofline; the two sides of the step are
 :func:`scalinglib.roofline.decode_time_terms`, shared by every decode model of the book.
 
@@ -128,7 +128,7 @@ _LLAMA = ("Touvron et al., LLaMA: Open and Efficient Foundation Language Models,
           "Table 2 (6.7B: dimension 4096, 32 heads, 32 layers); Touvron et al., Llama 2, arXiv:2307.09288 "
           "(2023): grouped-query attention only in the 34B and 70B models, so the 7B keeps one KV head per head")
 
-#: Model shapes used in Section 3.4, by name (parameter counts as the papers round them).
+#: Model shapes used in Sections 3.2 and 3.4, by name (parameter counts as the papers round them).
 DECODERS: Mapping[str, DecoderShape] = MappingProxyType({
     shape.name: shape
     for shape in (

@@ -111,13 +111,35 @@ def test_binomial_tree_uses_ceil_log2_p_when_p_is_not_a_power_of_two():
 @pytest.mark.parametrize(("collective", "algorithm"), sorted(sl.comm.POWER_OF_TWO_ONLY))
 def test_power_of_two_algorithms_refuse_other_p(collective, algorithm):
     for p in (3, 6, 48, 1000):
-        with pytest.raises(ValueError, match=r"p must be a power of two .* got " + str(p)) as info:
+        with pytest.raises(ValueError, match=r"p \(the K processes of the collective\) must be a power of two .* got " + str(p)) as info:
             sl.collective_time(collective, 1e6, p, ALPHA, BETA, algorithm=algorithm)
         for other in sl.algorithms_for(collective, p):
             assert repr(other) in str(info.value)
         assert algorithm not in sl.algorithms_for(collective, p)
     with pytest.raises(ValueError, match="power of two"):
         sl.collective_time(collective, 1e6, np.array([4, 6]), ALPHA, BETA, algorithm=algorithm)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: sl.collective_time("allreduce", 1e6, 0, ALPHA, BETA),
+    lambda: sl.collective_time("allreduce", 1e6, 2.5, ALPHA, BETA),
+    lambda: sl.collective_time("allreduce", 1e6, 48, ALPHA, BETA, algorithm="rabenseifner"),
+    lambda: sl.collective_times("allreduce", 1e6, 0, ALPHA, BETA),
+    lambda: sl.collective_cost_terms("allreduce", 0, "ring"),
+    lambda: sl.collective_lower_bound("allreduce", 1e6, 0, ALPHA, BETA),
+    lambda: sl.best_algorithm("allreduce", 1e6, 0, ALPHA, BETA),
+    lambda: sl.crossover_size("allreduce", "ring", "rabenseifner", 6, ALPHA, BETA),
+    lambda: sl.crossover_size("allreduce", "ring", "rabenseifner", [8], ALPHA, BETA),
+    lambda: sl.algorithms_for("allreduce", [2, 4]),
+    lambda: sl.bus_bandwidth_factor("allreduce", 0),
+    lambda: sl.bus_bandwidth("allreduce", 1e9, 0.01, 0),
+    lambda: sl.collective_time("allreduce", 1e6, np.full(3, 8), ALPHA, np.full(2, BETA)),
+])
+def test_messages_about_p_say_it_is_the_number_of_processes(call):
+    """The book writes the number of processes K; a message names the parameter p and says what it is."""
+    with pytest.raises((ValueError, TypeError)) as info:
+        call()
+    assert "p (the K processes of the collective)" in str(info.value)
 
 
 def test_power_of_two_test_is_exact_for_huge_p():

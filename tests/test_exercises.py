@@ -188,6 +188,14 @@ def _numbers_in(message: str, echo: str) -> list[str]:
     return re.findall(r"\d[\d,.]*%?|\d", text)
 
 
+#: Words of a verdict that names a slip (a unit, a complement, an inverted ratio) instead of a band.
+_NAMED = ("check the unit", "where a", "1 minus", "inverted the ratio")
+
+
+def _names_a_slip(message: str) -> bool:
+    return any(words in message for words in _NAMED)
+
+
 def _message(part, i, seal, x):
     return _judge(part, i, seal, x)[1]
 
@@ -205,7 +213,7 @@ def test_every_part_answers_wrong_numbers_in_bands(key, i, e):
         if x == 0:
             continue
         ok, message = _judge(part, i, seal, x)
-        if ok or "check the unit" in message or "where a" in message or "1 minus" in message:
+        if ok or _names_a_slip(message):
             continue
         assert re.search(r"too (high|low)|close \(within 5%\)|not a whole number|far off", message), message
         for number in _numbers_in(message, core._fmt(x)):
@@ -223,7 +231,7 @@ def test_a_wrong_answer_is_told_its_band_and_nothing_finer(entry, log_ratio):
     assume(x != 0)
     seal = Seal.of_number(e, part.rule_of(i))
     ok, message = _judge(part, i, seal, x)
-    assume(not ok and "check the unit" not in message and "where a" not in message and "1 minus" not in message and "whole number" not in message)
+    assume(not ok and not _names_a_slip(message) and "whole number" not in message)
     # nothing but the reader's own number and fixed words of the rule: never a distance or a percentage off
     echo = core._fmt(x)
     for number in _numbers_in(message, echo):
@@ -251,7 +259,7 @@ def test_a_wrong_answer_is_told_its_band_and_nothing_finer(entry, log_ratio):
         if inner[0] < r_new < inner[1]:
             other = Seal.of_number(e * math.exp(shift), part.rule_of(i))
             other_message = _message(part, i, other, x)
-            if any(s in other_message for s in ("1 minus", "check the unit", "where a")):
+            if _names_a_slip(other_message):
                 continue        # for this expected value a slip is named instead: no distance either
             assert other_message == message, (key, x, shift)
             same += 1
@@ -278,7 +286,7 @@ SLIPS = [
     ("ex-3-4-5a", 3600, "tokens per hour"), ("ex-3-8-1a", 1e-3, "milliseconds"), ("ex-3-8-1a", 1e-6, "seconds"),
     ("ex-3-2-1a", 1e9, "bytes"), ("ex-3-2-1a", 1e-3, "TB"), ("ex-3-9-6a", 1e6, "dollars"),
     ("ex-3-4-1c", 1e-3, "seconds"), ("ex-3-4-2a", 1e3, "milliseconds"), ("ex-3-8-2a", 1e-3, "seconds"),
-    ("ex-3-1-3a", 100, "a percentage where a fraction is asked"), ("ex-3-1-1c", 0.01, "a fraction where a percentage"),
+    ("ex-3-1-3a", 100, "a percentage where a plain number is asked"), ("ex-3-1-1c", 0.01, "a fraction where a percentage"),
     ("ex-3-4-3c", 100, "a percentage where a fraction is asked"), ("ex-3-9-1a", 1e-12, "TFLOPs"),
 ]
 
@@ -324,6 +332,112 @@ def test_bits_for_bytes_in_the_exercises_of_section_3_8():
     fb = check("ex-3-8-1b", expected_answer("ex-3-8-1b") / 8)               # 25 GB/s taken for 25 Gb/s
     assert fb.status == "incorrect" and "bits" in fb.text()
     assert "bits" not in check("ex-3-8-4a", expected_answer("ex-3-8-4a") * 8).text()    # a time: a band only
+
+
+@pytest.mark.parametrize(("key", "i", "e"), BYTE_ENTRIES, ids=[f"{k}[{i}]" for k, i, _ in BYTE_ENTRIES])
+def test_binary_for_decimal_prefixes_is_named_as_a_unit_slip(key, i, e):
+    """GiB for GB (2^30 against 1e9 bytes), and MiB and TiB likewise, in either direction, wherever the part's
+    tolerance keeps the slip apart from a near miss; the message names the slip and no distance."""
+    part = _REGISTRY[key]
+    rule = part.rule_of(i)
+    seal = Seal.of_number(e, rule)
+    named = 0
+    for factor, binary, *_ in core._BINARY_PREFIXES:
+        if (1 + core._widest_tolerance(rule)) ** 2 >= factor or rule.kind == "exact":
+            continue
+        for x in (e * factor, e / factor):
+            ok, message = _judge(part, i, seal, x)
+            assert not ok and "check the unit" in message and binary in message, (key, x, message)
+            assert "binary and decimal prefixes" in message, message
+            named += 1
+    assert named >= 4                               # GiB and TiB at least, both ways
+    # a near miss between the prefixes (2% and 6% off, say) is a band, not a slip
+    for ratio in (1.02, 1 / 1.02):
+        ok, message = _judge(part, i, seal, e * ratio)
+        if not ok:
+            assert "prefix" not in message and "close" in message, (key, message)
+
+
+def test_gib_for_gb_in_a_memory_exercise():
+    key = next(k for k, i, e in BYTE_ENTRIES if _REGISTRY[k].unit_of(i).key == "GB")
+    value = expected_answer(key)
+    part = _REGISTRY[key]
+    i = next(j for j in range(len(_entries(key))) if part.unit_of(j).key == "GB")
+    answer = value / 1.073741824 if part.kind == "number" else \
+        [v / 1.073741824 if j == i else v for j, v in enumerate(value)]
+    fb = check(key, answer)
+    assert fb.status == "incorrect" and "GiB (2^30 bytes) against GB (1e9 bytes)" in fb.text(), fb.text()
+
+
+#: Entries whose unit admits an inverted ratio, with the expected value far enough from 1 that its
+#: reciprocal lies outside the 25% band (near 1 an answer and its reciprocal are both near misses).
+INVERTIBLE = [(k, i, e) for k, i, e in ENTRIES
+              if (_REGISTRY[k].unit_of(i).key in core._INVERTIBLE_UNITS
+                  or _REGISTRY[k].unit_of(i).family in core._INVERTIBLE_FAMILIES)
+              and not _REGISTRY[k].whole_of(i) and abs(math.log(abs(e))) > math.log(2.0)]
+
+
+def test_there_are_parts_where_an_inverted_ratio_is_plausible():
+    assert len(INVERTIBLE) >= 10
+    assert {_REGISTRY[k].unit_of(i).key for k, i, _ in INVERTIBLE} >= {"speedup", "fraction"}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(INVERTIBLE), st.floats(-math.log(1.05), math.log(1.05)))
+def test_an_inverted_ratio_is_named_and_tells_no_more_than_a_band(entry, log_ratio):
+    """The reciprocal of the answer, give or take 5%, is told it may be the ratio inverted. The words are the
+    same for every expected value whose reciprocal-to-answer ratio stays inside that band, and they carry no
+    number but the reader's own and the band's 5%: the message pins the answer no better than a band does."""
+    key, i, e = entry
+    part = _REGISTRY[key]
+    x = math.exp(log_ratio) / e                        # 1/x is e within 5%
+    seal = Seal.of_number(e, part.rule_of(i))
+    ok, message = _judge(part, i, seal, x)
+    assume(seal.band(1 / x)[0] == 0)                   # the band's bins: its edges are not exactly 5%
+    if seal.accepts(1 / x) or abs(log_ratio) < math.log(1.05) - 2 * BAND_STEPS[0]:
+        assert not ok and "inverted the ratio" in message, (key, x, message)
+    if "inverted the ratio" not in message:
+        return
+    assert "within 5%" in message
+    for number in _numbers_in(message, core._fmt(x)):
+        assert _ALLOWED_NUMBER.match(number.rstrip(".,")), (key, x, message, number)
+    for shift in np.linspace(-math.log(1.05), math.log(1.05), 41):
+        other = Seal.of_number(e * math.exp(shift), part.rule_of(i))
+        if other.band(1 / x)[0] == 0 and other.band(x)[0] >= 2:
+            other_message = _message(part, i, other, x)
+            if "inverted" not in other_message and _names_a_slip(other_message):
+                continue        # for this expected value x is a unit slip, named exactly like any other
+            assert other_message == message, (key, x, shift)
+
+
+@pytest.mark.parametrize(("key", "i", "e"), ENTRIES, ids=[f"{k}[{i}]" for k, i, _ in ENTRIES])
+def test_an_inverted_ratio_is_named_only_where_it_is_plausible(key, i, e):
+    """Never for times, sizes, money or counts (their reciprocal answers another question), never where the
+    answer is within 25% of its own reciprocal, and never for a number far from the reciprocal."""
+    part = _REGISTRY[key]
+    unit = part.unit_of(i)
+    seal = Seal.of_number(e, part.rule_of(i))
+    plausible = unit.key in core._INVERTIBLE_UNITS or unit.family in core._INVERTIBLE_FAMILIES
+    for x in (1 / e, 1.3 / e, 1 / (1.3 * e), 3 * e):
+        if part.whole_of(i):
+            x = float(round(x)) or 1.0
+        message = _judge(part, i, seal, x)[1]
+        if "inverted" not in message:
+            continue
+        assert plausible and abs(math.log(abs(x * e))) < math.log(1.06), (key, x, message)
+        assert seal.band(x)[0] >= 2, (key, x, message)
+
+
+@pytest.mark.parametrize(("key", "i", "e"), [(k, i, e) for k, i, e in ENTRIES
+                                             if _REGISTRY[k].unit_of(i).key == "efficiency"])
+def test_an_efficiency_given_as_a_percentage_is_named(key, i, e):
+    """E = 0.8 answered 80 (or a superlinear 1.25 answered 125): named as a percentage for a plain number."""
+    part = _REGISTRY[key]
+    seal = Seal.of_number(e, part.rule_of(i))
+    ok, message = _judge(part, i, seal, e * 100)
+    assert not ok and "factor of 100" in message and "a percentage where a plain number is asked" in message
+    superlinear = Seal.of_number(1.25, part.rule_of(i))
+    assert "a percentage where a plain number is asked" in _judge(part, i, superlinear, 125.0)[1]
 
 
 def test_the_complement_is_named_only_for_probabilities_and_shares():

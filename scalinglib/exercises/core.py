@@ -17,8 +17,13 @@ The rules the checker applies, the same for every part:
   of 2, within a factor of 10, further) with its direction; the checker never prints how far off it is.
 * **Slips.** A number that would be right in another unit of the same kind (seconds for days, bytes for
   GB, a percentage for a fraction, ...) is named as a unit slip. A size or a rate in bytes that is off by
-  a factor of 8 is named as bits for bytes (Gb/s read as GB/s, or the reverse). For probabilities and shares, an answer
-  that is one minus the expected value is named as the complement.
+  a factor of 8 is named as bits for bytes (Gb/s read as GB/s, or the reverse), and one off by the ratio of a binary
+  to a decimal prefix (1.024**2, 1.024**3 or 1.024**4: MiB, GiB or TiB against MB, GB or TB) as the two prefixes
+  mixed up. For probabilities and shares, an answer that is one minus the expected value is named as the complement.
+* **An inverted ratio.** Where a reciprocal is a plausible slip (a ratio, a speedup, a share, a rate: time per
+  item for items per second), a wrong answer whose reciprocal lies in the nearest band (within 5%) is told it may
+  be the ratio inverted. The message is the same wherever in that band the reciprocal lies, so it says no more
+  about the expected value than a band does.
 
 The check does not compare the answer with the expected value directly. Each expected value is *sealed*
 first: the numbers the rule accepts, and each band, are cut into bins on a fixed logarithmic grid, and
@@ -613,6 +618,76 @@ def _bits_message(x, unit: Unit, factor: float) -> str:
     return f"{_fmt(x)} is off by a factor of 8: check the unit (the answer is in {asked}); it looks like {which}: {example}"
 
 
+#: Binary against decimal prefixes: (factor, binary unit, its size, decimal unit, its size). A factor 1.024
+#: (KiB for KB) is left out: it is too close to an ordinary near miss to be named.
+_BINARY_PREFIXES = (
+    (1.024**2, "MiB", "2^20", "MB", "1e6"),
+    (1.024**3, "GiB", "2^30", "GB", "1e9"),
+    (1.024**4, "TiB", "2^40", "TB", "1e12"),
+)
+
+
+def _widest_tolerance(rule: Rule) -> float:
+    """The largest relative half-width of the interval ``rule`` accepts (0 for an exact rule)."""
+    if rule.kind == "rel":
+        return rule.value
+    if rule.kind == "sig":
+        return 5.0 * 10.0 ** -rule.value
+    return 0.0
+
+
+def _binary_prefix_slip(unit: Unit, rule: Rule, seal: Seal, x: float) -> str | None:
+    """The verdict on a size or a byte rate off by a binary-against-decimal prefix factor, or None.
+
+    A factor is tried only when what the rule accepts around it cannot touch what it accepts around the
+    expected value, so an ordinary near miss is never taken for a prefix slip."""
+    if unit.family not in _BYTE_FAMILIES or rule.kind == "exact":
+        return None
+    tol = _widest_tolerance(rule)
+    per_second = "/s" if unit.family == "byte rate" else ""
+    for factor, binary, binary_size, decimal, decimal_size in _BINARY_PREFIXES:
+        if (1 + tol) ** 2 >= factor:
+            continue
+        if seal.accepts(x / factor) or seal.accepts(x * factor):
+            return (f"{_fmt(x)} is off by a factor of {factor:.3g}: check the unit (the answer is in "
+                    f"{unit.symbol.strip() or unit.name}); it looks like binary and decimal prefixes mixed up: "
+                    f"{binary}{per_second} ({binary_size} bytes{per_second}) against {decimal}{per_second} "
+                    f"({decimal_size} bytes{per_second})")
+    return None
+
+
+#: Units where an answer upside down (its reciprocal) is a plausible slip, with what the slip usually is.
+_INVERTIBLE_FAMILIES = {
+    "token rate": "time per token where tokens per unit time are asked",
+    "request rate": "time per request where requests per unit time are asked",
+    "byte rate": "time per byte where bytes per unit time are asked",
+    "flop rate": "time per FLOP where FLOPs per unit time are asked",
+}
+_INVERTIBLE_UNITS = {
+    "ratio": "divided the wrong way round",
+    "speedup": "T(K)/T(1) where T(1)/T(K) is asked",
+    "factor": "divided the wrong way round",
+    "efficiency": "divided the wrong way round",
+    "fraction": "divided the wrong way round",
+    "T(1)": "a speedup where a time in units of T(1) is asked",
+    "FLOP/byte": "bytes per FLOP where FLOPs per byte are asked",
+}
+
+
+def _inversion(unit: Unit, seal: Seal, x: float) -> str | None:
+    """The verdict on an answer whose reciprocal is within the nearest band of the expected value, or None.
+
+    Named only when the answer itself is not within 25% of the expected value (near 1 an answer and its
+    reciprocal are both near misses). The words do not depend on where in the band the reciprocal lies."""
+    what = _INVERTIBLE_UNITS.get(unit.key) or _INVERTIBLE_FAMILIES.get(unit.family)
+    if what is None or x == 0 or not math.isfinite(1 / x):
+        return None
+    if seal.band(1 / x)[0] != 0 or seal.band(x)[0] < 2:
+        return None
+    return (f"{_fmt(x)} is not right, but its reciprocal is within 5% of the answer: you may have inverted the "
+            f"ratio ({what}?)")
+
+
 def _judge(part: Part, i: int, seal: Seal, x) -> tuple[bool, str]:
     """(right?, message) for entry ``i`` of ``part`` answered with the real number ``x``."""
     unit = part.unit_of(i)
@@ -628,6 +703,7 @@ def _judge(part: Part, i: int, seal: Seal, x) -> tuple[bool, str]:
         if seal.accepts(xf / factor):
             if unit.family == "share":
                 asked = "a fraction where a percentage is asked" if unit.key == "%" else \
+                    "a percentage where a plain number is asked" if unit.key == "efficiency" else \
                     "a percentage where a fraction is asked"
                 return False, f"{_fmt(x)} is off by a factor of 100: {asked}?"
             return False, (f"{_fmt(x)} is off by a factor of {_factor_text(factor)}: check the unit "
@@ -637,6 +713,12 @@ def _judge(part: Part, i: int, seal: Seal, x) -> tuple[bool, str]:
         for factor in (8.0, 1 / 8.0):
             if seal.accepts(xf / factor):
                 return False, _bits_message(x, unit, factor)
+    prefix = _binary_prefix_slip(unit, part.rule_of(i), seal, xf)
+    if prefix:
+        return False, prefix
+    inverted = _inversion(unit, seal, xf)
+    if inverted:
+        return False, inverted
     if part.whole_of(i) and xf != round(xf):
         return False, f"{_fmt(x)} is not a whole number: the answer is {unit.phrase.removeprefix('as ')} " \
                       f"({_rounding(part)})"

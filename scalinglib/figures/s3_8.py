@@ -169,7 +169,7 @@ def collective_algorithms(fig, nbytes, p, alpha, beta, gamma=0.0, collective="al
 
 def allreduce_choice(fig, nbytes, K):
     """:func:`collective_algorithms` for an all-reduce of ``nbytes`` over ``K`` processes on the section's
-    example network (:data:`EXAMPLE_ALPHA`, :data:`EXAMPLE_BETA`, no reduction cost): the slider of Section 3.8."""
+    example network (:data:`EXAMPLE_ALPHA`, :data:`EXAMPLE_BETA`, no reduction cost): the slider of Section 3.8.4."""
     return collective_algorithms(fig, nbytes, K, EXAMPLE_ALPHA, EXAMPLE_BETA, 0.0, "allreduce")
 
 
