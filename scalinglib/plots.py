@@ -21,7 +21,7 @@ import os
 import re
 import textwrap
 import warnings
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 
 import matplotlib
@@ -280,11 +280,97 @@ def _round_number(match) -> str:
     return f"{value:.1f}"
 
 
+_SVG_RC = {"svg.fonttype": "none", "svg.hashsalt": "scalinglib", "svg.image_inline": True}
+_SVG_METADATA = {"Date": None, "Creator": None}
+
+
 def _svg_bytes(fig) -> bytes:
-    buffer = io.BytesIO()
-    with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "scalinglib", "svg.image_inline": True}):
-        fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
-    return buffer.getvalue()
+    """``fig`` as SVG bytes, what ``fig.savefig(format="svg")`` writes, drawn once.
+
+    ``savefig`` draws a figure with a layout engine three times over (once to find a renderer, once
+    with drawing turned off to run the layout, once to write), each time with a fresh renderer that
+    measures every text again. Here the layout runs inside the one draw that writes the file, with
+    the renderer that writes it, and text sizes are measured once per process (:class:`_SvgRenderer`).
+    """
+    if matplotlib.rcParams["savefig.bbox"] is not None:     # a tight box needs savefig's own passes
+        buffer = io.BytesIO()
+        with plt.rc_context(_SVG_RC):
+            fig.savefig(buffer, format="svg", metadata=_SVG_METADATA)
+        return buffer.getvalue()
+    from matplotlib import cbook
+    from matplotlib.backends.backend_mixed import MixedModeRenderer
+
+    canvas_before = fig.canvas
+    text = io.StringIO()
+    with plt.rc_context(_SVG_RC), ExitStack() as stack:
+        for prop in ("facecolor", "edgecolor"):     # what savefig does with the savefig.* colours
+            color = matplotlib.rcParams[f"savefig.{prop}"]
+            if not (isinstance(color, str) and color == "auto"):
+                stack.enter_context(fig._cm_set(**{prop: color}))
+        canvas = _SvgCanvas(fig)                    # the figure's canvas until the end of the block
+        stack.callback(fig.set_canvas, canvas_before)
+        stack.enter_context(cbook._setattr_cm(fig, dpi=fig.dpi))
+        image_dpi = fig.dpi
+        fig.dpi = 72                                # as the SVG backend draws: 1 px = 1 pt
+        width, height = fig.get_size_inches()
+        renderer = MixedModeRenderer(fig, width, height, image_dpi,
+                                     _SvgRenderer(width * 72, height * 72, text, image_dpi=image_dpi,
+                                                  metadata=_SVG_METADATA))
+        canvas.renderer = renderer                  # the layout engine measures with it too
+        fig.draw(renderer)
+        renderer.finalize()
+    return text.getvalue().encode("utf-8")
+
+
+def _svg_classes():
+    """The renderer and canvas of :func:`_svg_bytes`, made on first use (the SVG backend loads late)."""
+    global _SvgRenderer, _SvgCanvas
+    from matplotlib.backends.backend_svg import FigureCanvasSVG, RendererSVG
+    from matplotlib.textpath import TextToPath
+
+    shared = TextToPath()      # its mathtext parser caches parses: one for every figure
+    metrics: dict = {}
+
+    class SvgRenderer(RendererSVG):
+        """The SVG renderer, with text measured once per process (the sizes depend on the text and font only)."""
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self._text2path = shared
+
+        def get_text_width_height_descent(self, s, prop, ismath):
+            if ismath == "TeX":
+                return super().get_text_width_height_descent(s, prop, ismath)
+            key = (s, prop.copy(), ismath)
+            found = metrics.get(key)
+            if found is None:
+                if len(metrics) > 50_000:
+                    metrics.clear()
+                found = metrics[key] = super().get_text_width_height_descent(s, prop, ismath)
+            return found
+
+    class SvgCanvas(FigureCanvasSVG):
+        """An SVG canvas that hands the layout engine the renderer that draws (instead of a new one)."""
+
+        renderer = None
+
+        def get_renderer(self):
+            return self.renderer
+
+        def is_saving(self):
+            return True
+
+    _SvgRenderer, _SvgCanvas = SvgRenderer, SvgCanvas
+
+
+def _SvgRenderer(*args, **kwargs):   # replaced by the class on first use
+    _svg_classes()
+    return _SvgRenderer(*args, **kwargs)
+
+
+def _SvgCanvas(fig):   # replaced by the class on first use
+    _svg_classes()
+    return _SvgCanvas(fig)
 
 
 def compact_svg(svg: bytes, *, id_suffix: str = "", inline_styles: bool = True) -> tuple[str, dict]:
