@@ -661,11 +661,21 @@ class _EveryOtherLabel(Formatter):
 
 
 def _thin_crowded_tick_labels(fig, gap_px: float = 3.0) -> None:
-    """Where neighbouring tick labels of an axis overlap, keep every other one."""
-    fig.draw_without_rendering()
+    """Where neighbouring tick labels of an axis overlap, keep every other one.
+
+    The labels are measured where the figure's layout puts them: the layout runs (as a draw would
+    run it first) with the canvas's renderer, and nothing is drawn.
+    """
+    renderer = fig.canvas.get_renderer()
+    engine = fig.get_layout_engine()
+    if fig.axes and engine is not None:
+        try:
+            engine.execute(fig)
+        except ValueError:   # as Figure.draw: a layout that cannot be made leaves the panels where they are
+            pass
     for ax in fig.axes:
         for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
-            boxes = [t.get_window_extent() for t in axis.get_ticklabels() if t.get_visible() and t.get_text()]
+            boxes = [t.get_window_extent(renderer) for t in axis.get_ticklabels() if t.get_visible() and t.get_text()]
             if name == "x":
                 spans = sorted((b.x0, b.x1) for b in boxes)
             else:
