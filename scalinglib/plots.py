@@ -615,8 +615,6 @@ def legible(fig, min_pt: float = MIN_FONT_PT) -> float:
     9.0
     >>> plt.close(fig)
     """
-    from matplotlib.text import Text
-
     sizes = []
     tick_labels = set()
     for ax in fig.axes:
@@ -630,13 +628,40 @@ def legible(fig, min_pt: float = MIN_FONT_PT) -> float:
                 sizes.append(label.get_fontsize())
                 for tick in ticks:
                     tick_labels.update((id(tick.label1), id(tick.label2)))
-    for text in fig.findobj(Text):
+    for text in _texts(fig):
         if id(text) in tick_labels or not text.get_visible() or not text.get_text().strip():
             continue
         if text.get_fontsize() < min_pt:
             text.set_fontsize(min_pt)
         sizes.append(text.get_fontsize())
     return float(min(sizes)) if sizes else float(min_pt)
+
+
+def _texts(fig) -> list:
+    """The texts of ``fig``, as ``fig.findobj(Text)`` finds them, without making ticks.
+
+    ``findobj`` asks every axis for its ticks, and so runs the tick locators and makes a tick (two
+    lines and two texts) for every location, minor ones included; here an axis gives its label,
+    its offset text and the ticks it already holds. A tick made later copies its look from the
+    first one, and its label has no text until the tick is drawn.
+    """
+    from matplotlib.axis import Axis
+    from matplotlib.text import Text
+
+    found = []
+
+    def walk(artist):
+        if isinstance(artist, Axis):
+            children = [artist.label, artist.offsetText, *artist.majorTicks, *artist.minorTicks]
+        else:
+            children = artist.get_children()
+        for child in children:
+            walk(child)
+        if isinstance(artist, Text):
+            found.append(artist)
+
+    walk(fig)
+    return found
 
 
 class _EveryOtherLabel(Formatter):
@@ -847,11 +872,10 @@ class _Snapshot:
     """What :func:`render_svg` changes on a figure (size, text sizes, panel positions), to put back."""
 
     def __init__(self, fig):
-        from matplotlib.text import Text
-
         self.fig = fig
         self.size = tuple(fig.get_size_inches())
-        self.fonts = [(t, t.get_fontsize(), t.get_text()) for t in fig.findobj(Text)]
+        texts = _texts(fig)
+        self.fonts = [(t, t.get_fontsize(), t.get_text()) for t in texts]
         self.ticks = [(ax, name, which, ticks[0].label1.get_fontsize())
                       for ax in fig.axes for name, axis in (("x", ax.xaxis), ("y", ax.yaxis))
                       for which, ticks in (("major", axis.get_major_ticks(1)), ("minor", axis.get_minor_ticks(1)))
@@ -861,7 +885,7 @@ class _Snapshot:
         self.legend_boxes = [(box, list(box._children)) for box in
                              (getattr(lg, "_legend_handle_box", None) for lg in legends) if box is not None]
         self.formatters = [(axis, axis.get_major_formatter()) for ax in fig.axes for axis in (ax.xaxis, ax.yaxis)]
-        self.wraps = [(t, t.get_wrap()) for t in fig.findobj(Text)]
+        self.wraps = [(t, t.get_wrap()) for t in texts]
 
     def restore(self):
         self.fig.set_size_inches(*self.size)

@@ -98,7 +98,8 @@ def main(argv=None):
     outputs, total = {}, {}
     if args.only in (None, "frames"):
         for name, draw, values, w, h, narrow in FRAMES:
-            t, out = best_of(lambda: widgets._render_frame(draw, values, w, h, narrow), args.repeat)
+            t, out = best_of(lambda d=draw, v=values, w=w, h=h, n=narrow: widgets._render_frame(d, v, w, h, n),
+                             args.repeat)
             outputs[f"frame {name}"] = out
             total["frames"] = total.get("frames", 0) + t
             print(f"frame   {name:<42} {1e3 * t:7.0f} ms CPU")
