@@ -13,6 +13,7 @@ axes made elsewhere (for example by the slider helper), and
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import html as html_lib
 import io
@@ -290,7 +291,7 @@ def _svg_bytes(fig) -> bytes:
     ``savefig`` draws a figure with a layout engine three times over (once to find a renderer, once
     with drawing turned off to run the layout, once to write), each time with a fresh renderer that
     measures every text again. Here the layout runs inside the one draw that writes the file, with
-    the renderer that writes it, and text sizes are measured once per process (:class:`_SvgRenderer`).
+    the renderer that writes it, and text sizes are measured once per process (:func:`_backends`).
     """
     if matplotlib.rcParams["savefig.bbox"] is not None:     # a tight box needs savefig's own passes
         buffer = io.BytesIO()
@@ -307,14 +308,15 @@ def _svg_bytes(fig) -> bytes:
             color = matplotlib.rcParams[f"savefig.{prop}"]
             if not (isinstance(color, str) and color == "auto"):
                 stack.enter_context(fig._cm_set(**{prop: color}))
-        canvas = _SvgCanvas(fig)                    # the figure's canvas until the end of the block
+        svg_renderer, svg_canvas = _backends()[:2]
+        canvas = svg_canvas(fig)                    # the figure's canvas until the end of the block
         stack.callback(fig.set_canvas, canvas_before)
         stack.enter_context(cbook._setattr_cm(fig, dpi=fig.dpi))
         image_dpi = fig.dpi
         fig.dpi = 72                                # as the SVG backend draws: 1 px = 1 pt
         width, height = fig.get_size_inches()
         renderer = MixedModeRenderer(fig, width, height, image_dpi,
-                                     _SvgRenderer(width * 72, height * 72, text, image_dpi=image_dpi,
+                                     svg_renderer(width * 72, height * 72, text, image_dpi=image_dpi,
                                                   metadata=_SVG_METADATA))
         canvas.renderer = renderer                  # the layout engine measures with it too
         fig.draw(renderer)
@@ -322,14 +324,28 @@ def _svg_bytes(fig) -> bytes:
     return text.getvalue().encode("utf-8")
 
 
-def _svg_classes():
-    """The renderer and canvas of :func:`_svg_bytes`, made on first use (the SVG backend loads late)."""
-    global _SvgRenderer, _SvgCanvas
+@functools.cache
+def _backends():
+    """The renderers and canvases of this module, made on first use (matplotlib loads its backends late).
+
+    Returns ``(SvgRenderer, SvgCanvas, MeasuringCanvas, FigureCanvasAgg)``: the SVG renderer and
+    canvas of :func:`_svg_bytes`, an Agg canvas whose renderer measures each text once per process
+    (for :func:`restack`), and the Agg canvas it stands in for.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
     from matplotlib.backends.backend_svg import FigureCanvasSVG, RendererSVG
     from matplotlib.textpath import TextToPath
 
     shared = TextToPath()      # its mathtext parser caches parses: one for every figure
     metrics: dict = {}
+
+    def remember(key, measure):
+        found = metrics.get(key)
+        if found is None:
+            if len(metrics) > 50_000:
+                metrics.clear()
+            found = metrics[key] = measure()
+        return found
 
     class SvgRenderer(RendererSVG):
         """The SVG renderer, with text measured once per process (the sizes depend on the text and font only)."""
@@ -341,13 +357,8 @@ def _svg_classes():
         def get_text_width_height_descent(self, s, prop, ismath):
             if ismath == "TeX":
                 return super().get_text_width_height_descent(s, prop, ismath)
-            key = (s, prop.copy(), ismath)
-            found = metrics.get(key)
-            if found is None:
-                if len(metrics) > 50_000:
-                    metrics.clear()
-                found = metrics[key] = super().get_text_width_height_descent(s, prop, ismath)
-            return found
+            return remember(("svg", s, prop.copy(), ismath),
+                            lambda: super(SvgRenderer, self).get_text_width_height_descent(s, prop, ismath))
 
     class SvgCanvas(FigureCanvasSVG):
         """An SVG canvas that hands the layout engine the renderer that draws (instead of a new one)."""
@@ -360,17 +371,43 @@ def _svg_classes():
         def is_saving(self):
             return True
 
-    _SvgRenderer, _SvgCanvas = SvgRenderer, SvgCanvas
+    class MeasuringRenderer(RendererAgg):
+        """The Agg renderer, with text measured once per process (per text, font, dpi and hinting)."""
+
+        def get_text_width_height_descent(self, s, prop, ismath):
+            if ismath == "TeX":
+                return super().get_text_width_height_descent(s, prop, ismath)
+            rc = matplotlib.rcParams
+            key = ("agg", s, prop.copy(), ismath, self.dpi, rc["text.hinting"], rc["text.hinting_factor"],
+                   rc["text.antialiased"])
+            return remember(key, lambda: super(MeasuringRenderer, self).get_text_width_height_descent(s, prop, ismath))
+
+    class MeasuringCanvas(FigureCanvasAgg):
+        """An Agg canvas with a ``MeasuringRenderer``, made and kept as ``FigureCanvasAgg`` keeps its own."""
+
+        def get_renderer(self):
+            key = (*self.figure.bbox.size, self.figure.dpi)
+            if getattr(self, "_measuring_key", None) != key:
+                self.renderer = MeasuringRenderer(*key)
+                self._measuring_key = key
+            return self.renderer
+
+    return SvgRenderer, SvgCanvas, MeasuringCanvas, FigureCanvasAgg
 
 
-def _SvgRenderer(*args, **kwargs):   # replaced by the class on first use
-    _svg_classes()
-    return _SvgRenderer(*args, **kwargs)
-
-
-def _SvgCanvas(fig):   # replaced by the class on first use
-    _svg_classes()
-    return _SvgCanvas(fig)
+@contextmanager
+def _measuring(fig):
+    """Within the block, ``fig``'s Agg canvas gives way to one that measures text once per process."""
+    canvas = fig.canvas
+    measuring_canvas, agg_canvas = _backends()[2:]
+    if not isinstance(canvas, agg_canvas) or type(canvas).get_renderer is not agg_canvas.get_renderer:
+        yield
+        return
+    measuring_canvas(fig)       # the figure's canvas until the end of the block
+    try:
+        yield
+    finally:
+        fig.set_canvas(canvas)
 
 
 def compact_svg(svg: bytes, *, id_suffix: str = "", inline_styles: bool = True) -> tuple[str, dict]:
@@ -755,16 +792,17 @@ def restack(fig, width: float = NARROW_WIDTH_IN) -> bool:
         fig.set_size_inches(width, max(old_h * (1.5 if nrows > 1 else 1.0), 2.4) + legend_h)
     # a legend laid out in a row that no longer fits the width goes to one column (measured before the
     # layout runs: a legend wider than the figure would make the layout give up)
-    renderer = fig.canvas.get_renderer()
-    crowded = [lg for lg in list(fig.legends) + [ax.get_legend() for ax in fig.axes]
-               if lg is not None and lg.get_window_extent(renderer).width > 0.9 * fig.bbox.width]
-    for legend in crowded:
-        _one_column(legend)
-        if legend.get_window_extent(renderer).width > 0.9 * fig.bbox.width:   # still too wide: wrap the labels
-            for text in legend.get_texts():
-                chars = max(12, int(0.75 * width * 72 / (0.6 * text.get_fontsize())))
-                text.set_text(textwrap.fill(text.get_text(), chars))
-    _thin_crowded_tick_labels(fig)
+    with _measuring(fig):
+        renderer = fig.canvas.get_renderer()
+        crowded = [lg for lg in list(fig.legends) + [ax.get_legend() for ax in fig.axes]
+                   if lg is not None and lg.get_window_extent(renderer).width > 0.9 * fig.bbox.width]
+        for legend in crowded:
+            _one_column(legend)
+            if legend.get_window_extent(renderer).width > 0.9 * fig.bbox.width:   # still too wide: wrap the labels
+                for text in legend.get_texts():
+                    chars = max(12, int(0.75 * width * 72 / (0.6 * text.get_fontsize())))
+                    text.set_text(textwrap.fill(text.get_text(), chars))
+        _thin_crowded_tick_labels(fig)
     return stacked
 
 
