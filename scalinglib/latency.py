@@ -43,6 +43,8 @@ All times are in seconds and rates in requests per second.
 
 from __future__ import annotations
 
+import math
+from collections import deque
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -840,6 +842,54 @@ class ReplicaRun(NamedTuple):
 _POLICIES = ("none", "two_choices", "hedged", "tied")
 
 
+def _served_once(policy, arrivals, where, service, n_servers):
+    """:func:`_replica_queues` for the policies that serve each request once: "none", "two_choices", "tied".
+
+    First come, first served, a copy starts when its server has finished every copy served there
+    before it, so one pass in arrival order gives the event loop's times with the same
+    floating-point operations (a copy starts at its arrival or at the finish before it, and ends its
+    service time later). Ties go as the event loop breaks them: finishes before an arrival at the
+    same time, then the lower server first; a tied request whose two servers are both idle starts
+    on the first. Completed work is summed in the order the event loop completes it (by finish time,
+    then server).
+    """
+    n = len(arrivals)
+    free = [-math.inf] * n_servers    # when each server finishes the copies it has been given
+    finish = [0.0] * n
+    server = [0] * n
+    work = [0.0] * n
+    tied, choose = policy == "tied", policy == "two_choices"
+    held = [deque() for _ in range(n_servers)] if choose else None   # finish times of the requests at a server
+    for i in range(n):
+        t = arrivals[i]
+        c = 2 * i
+        s = where[c]
+        if tied:
+            b = where[c + 1]
+            fs, fb = free[s], free[b]
+            if fs > t and (fb <= t or fb < fs or (fb == fs and b < s)):
+                s, c = b, c + 1         # the twin starts first; this copy is withdrawn unserved
+        elif choose:                    # the server with fewer requests, waiting or in service (ties: the first)
+            b = where[c + 1]
+            qs, qb = held[s], held[b]
+            while qs and qs[0] <= t:
+                qs.popleft()
+            while qb and qb[0] <= t:
+                qb.popleft()
+            if len(qb) < len(qs):
+                s = where[c] = b
+        start = free[s]
+        f = (t if start <= t else start) + service[c]
+        free[s] = finish[i] = f
+        server[i] = s
+        work[i] = service[c]
+        if choose:
+            held[s].append(f)
+    finish = np.asarray(finish)
+    done = float(np.cumsum(np.asarray(work)[np.lexsort((server, finish))])[-1]) if n else 0.0   # in sequence
+    return finish, done, 0.0, n if tied else 0
+
+
 def _replica_queues(policy, arrivals, where, service, delay, n_servers):
     """Event-driven run of ``n_servers`` first-come, first-served queues.
 
@@ -848,7 +898,6 @@ def _replica_queues(policy, arrivals, where, service, delay, n_servers):
     server-seconds, second copies sent).
     """
     import heapq
-    from collections import deque
 
     n = len(arrivals)
     hedge, tied, choose = policy == "hedged", policy == "tied", policy == "two_choices"
@@ -1086,11 +1135,14 @@ def simulate_replicas(utilization, policy="none", n_servers=10, n_requests=50_00
     times = arrivals.tolist()
     first = int(drop * n)
     if kind == "hedged" and delay is None:
-        finish = _replica_queues("none", times, where, service, 0.0, servers)[0]
+        finish = _served_once("none", times, where, service, servers)[0]
         d = float(np.quantile(finish[first:] - arrivals[first:], q))
     elif kind != "hedged":
         d = 0.0 if kind == "tied" else float("inf")
-    finish, done, cancelled, copies = _replica_queues(kind, times, where, service, d, servers)
+    if kind == "hedged":
+        finish, done, cancelled, copies = _replica_queues(kind, times, where, service, d, servers)
+    else:      # the same times as the event loop, in one pass
+        finish, done, cancelled, copies = _served_once(kind, times, where, service, servers)
     busy = (done + cancelled) / (servers * (finish.max() - arrivals[0]))
     response = finish[first:] - arrivals[first:]
     half = len(response) // 2

@@ -13,6 +13,7 @@ axes made elsewhere (for example by the slider helper), and
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import html as html_lib
 import io
@@ -21,7 +22,7 @@ import os
 import re
 import textwrap
 import warnings
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 
 import matplotlib
@@ -280,11 +281,133 @@ def _round_number(match) -> str:
     return f"{value:.1f}"
 
 
+_SVG_RC = {"svg.fonttype": "none", "svg.hashsalt": "scalinglib", "svg.image_inline": True}
+_SVG_METADATA = {"Date": None, "Creator": None}
+
+
 def _svg_bytes(fig) -> bytes:
-    buffer = io.BytesIO()
-    with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "scalinglib", "svg.image_inline": True}):
-        fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
-    return buffer.getvalue()
+    """``fig`` as SVG bytes, what ``fig.savefig(format="svg")`` writes, drawn once.
+
+    ``savefig`` draws a figure with a layout engine three times over (once to find a renderer, once
+    with drawing turned off to run the layout, once to write), each time with a fresh renderer that
+    measures every text again. Here the layout runs inside the one draw that writes the file, with
+    the renderer that writes it, and text sizes are measured once per process (:func:`_backends`).
+    """
+    if matplotlib.rcParams["savefig.bbox"] is not None:     # a tight box needs savefig's own passes
+        buffer = io.BytesIO()
+        with plt.rc_context(_SVG_RC):
+            fig.savefig(buffer, format="svg", metadata=_SVG_METADATA)
+        return buffer.getvalue()
+    from matplotlib import cbook
+    from matplotlib.backends.backend_mixed import MixedModeRenderer
+
+    canvas_before = fig.canvas
+    text = io.StringIO()
+    with plt.rc_context(_SVG_RC), ExitStack() as stack:
+        for prop in ("facecolor", "edgecolor"):     # what savefig does with the savefig.* colours
+            color = matplotlib.rcParams[f"savefig.{prop}"]
+            if not (isinstance(color, str) and color == "auto"):
+                stack.enter_context(fig._cm_set(**{prop: color}))
+        svg_renderer, svg_canvas = _backends()[:2]
+        canvas = svg_canvas(fig)                    # the figure's canvas until the end of the block
+        stack.callback(fig.set_canvas, canvas_before)
+        stack.enter_context(cbook._setattr_cm(fig, dpi=fig.dpi))
+        image_dpi = fig.dpi
+        fig.dpi = 72                                # as the SVG backend draws: 1 px = 1 pt
+        width, height = fig.get_size_inches()
+        renderer = MixedModeRenderer(fig, width, height, image_dpi,
+                                     svg_renderer(width * 72, height * 72, text, image_dpi=image_dpi,
+                                                  metadata=_SVG_METADATA))
+        canvas.renderer = renderer                  # the layout engine measures with it too
+        fig.draw(renderer)
+        renderer.finalize()
+    return text.getvalue().encode("utf-8")
+
+
+@functools.cache
+def _backends():
+    """The renderers and canvases of this module, made on first use (matplotlib loads its backends late).
+
+    Returns ``(SvgRenderer, SvgCanvas, MeasuringCanvas, FigureCanvasAgg)``: the SVG renderer and
+    canvas of :func:`_svg_bytes`, an Agg canvas whose renderer measures each text once per process
+    (for :func:`restack`), and the Agg canvas it stands in for.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
+    from matplotlib.backends.backend_svg import FigureCanvasSVG, RendererSVG
+    from matplotlib.textpath import TextToPath
+
+    shared = TextToPath()      # its mathtext parser caches parses: one for every figure
+    metrics: dict = {}
+
+    def remember(key, measure):
+        found = metrics.get(key)
+        if found is None:
+            if len(metrics) > 50_000:
+                metrics.clear()
+            found = metrics[key] = measure()
+        return found
+
+    class SvgRenderer(RendererSVG):
+        """The SVG renderer, with text measured once per process (the sizes depend on the text and font only)."""
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self._text2path = shared
+
+        def get_text_width_height_descent(self, s, prop, ismath):
+            if ismath == "TeX":
+                return super().get_text_width_height_descent(s, prop, ismath)
+            return remember(("svg", s, prop.copy(), ismath),
+                            lambda: super(SvgRenderer, self).get_text_width_height_descent(s, prop, ismath))
+
+    class SvgCanvas(FigureCanvasSVG):
+        """An SVG canvas that hands the layout engine the renderer that draws (instead of a new one)."""
+
+        renderer = None
+
+        def get_renderer(self):
+            return self.renderer
+
+        def is_saving(self):
+            return True
+
+    class MeasuringRenderer(RendererAgg):
+        """The Agg renderer, with text measured once per process (per text, font, dpi and hinting)."""
+
+        def get_text_width_height_descent(self, s, prop, ismath):
+            if ismath == "TeX":
+                return super().get_text_width_height_descent(s, prop, ismath)
+            rc = matplotlib.rcParams
+            key = ("agg", s, prop.copy(), ismath, self.dpi, rc["text.hinting"], rc["text.hinting_factor"],
+                   rc["text.antialiased"])
+            return remember(key, lambda: super(MeasuringRenderer, self).get_text_width_height_descent(s, prop, ismath))
+
+    class MeasuringCanvas(FigureCanvasAgg):
+        """An Agg canvas with a ``MeasuringRenderer``, made and kept as ``FigureCanvasAgg`` keeps its own."""
+
+        def get_renderer(self):
+            key = (*self.figure.bbox.size, self.figure.dpi)
+            if getattr(self, "_measuring_key", None) != key:
+                self.renderer = MeasuringRenderer(*key)
+                self._measuring_key = key
+            return self.renderer
+
+    return SvgRenderer, SvgCanvas, MeasuringCanvas, FigureCanvasAgg
+
+
+@contextmanager
+def _measuring(fig):
+    """Within the block, ``fig``'s Agg canvas gives way to one that measures text once per process."""
+    canvas = fig.canvas
+    measuring_canvas, agg_canvas = _backends()[2:]
+    if not isinstance(canvas, agg_canvas) or type(canvas).get_renderer is not agg_canvas.get_renderer:
+        yield
+        return
+    measuring_canvas(fig)       # the figure's canvas until the end of the block
+    try:
+        yield
+    finally:
+        fig.set_canvas(canvas)
 
 
 def compact_svg(svg: bytes, *, id_suffix: str = "", inline_styles: bool = True) -> tuple[str, dict]:
@@ -529,8 +652,6 @@ def legible(fig, min_pt: float = MIN_FONT_PT) -> float:
     9.0
     >>> plt.close(fig)
     """
-    from matplotlib.text import Text
-
     sizes = []
     tick_labels = set()
     for ax in fig.axes:
@@ -544,13 +665,40 @@ def legible(fig, min_pt: float = MIN_FONT_PT) -> float:
                 sizes.append(label.get_fontsize())
                 for tick in ticks:
                     tick_labels.update((id(tick.label1), id(tick.label2)))
-    for text in fig.findobj(Text):
+    for text in _texts(fig):
         if id(text) in tick_labels or not text.get_visible() or not text.get_text().strip():
             continue
         if text.get_fontsize() < min_pt:
             text.set_fontsize(min_pt)
         sizes.append(text.get_fontsize())
     return float(min(sizes)) if sizes else float(min_pt)
+
+
+def _texts(fig) -> list:
+    """The texts of ``fig``, as ``fig.findobj(Text)`` finds them, without making ticks.
+
+    ``findobj`` asks every axis for its ticks, and so runs the tick locators and makes a tick (two
+    lines and two texts) for every location, minor ones included; here an axis gives its label,
+    its offset text and the ticks it already holds. A tick made later copies its look from the
+    first one, and its label has no text until the tick is drawn.
+    """
+    from matplotlib.axis import Axis
+    from matplotlib.text import Text
+
+    found = []
+
+    def walk(artist):
+        if isinstance(artist, Axis):
+            children = [artist.label, artist.offsetText, *artist.majorTicks, *artist.minorTicks]
+        else:
+            children = artist.get_children()
+        for child in children:
+            walk(child)
+        if isinstance(artist, Text):
+            found.append(artist)
+
+    walk(fig)
+    return found
 
 
 class _EveryOtherLabel(Formatter):
@@ -575,11 +723,21 @@ class _EveryOtherLabel(Formatter):
 
 
 def _thin_crowded_tick_labels(fig, gap_px: float = 3.0) -> None:
-    """Where neighbouring tick labels of an axis overlap, keep every other one."""
-    fig.draw_without_rendering()
+    """Where neighbouring tick labels of an axis overlap, keep every other one.
+
+    The labels are measured where the figure's layout puts them: the layout runs (as a draw would
+    run it first) with the canvas's renderer, and nothing is drawn.
+    """
+    renderer = fig.canvas.get_renderer()
+    engine = fig.get_layout_engine()
+    if fig.axes and engine is not None:
+        try:
+            engine.execute(fig)
+        except ValueError:   # as Figure.draw: a layout that cannot be made leaves the panels where they are
+            pass
     for ax in fig.axes:
         for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
-            boxes = [t.get_window_extent() for t in axis.get_ticklabels() if t.get_visible() and t.get_text()]
+            boxes = [t.get_window_extent(renderer) for t in axis.get_ticklabels() if t.get_visible() and t.get_text()]
             if name == "x":
                 spans = sorted((b.x0, b.x1) for b in boxes)
             else:
@@ -634,16 +792,17 @@ def restack(fig, width: float = NARROW_WIDTH_IN) -> bool:
         fig.set_size_inches(width, max(old_h * (1.5 if nrows > 1 else 1.0), 2.4) + legend_h)
     # a legend laid out in a row that no longer fits the width goes to one column (measured before the
     # layout runs: a legend wider than the figure would make the layout give up)
-    renderer = fig.canvas.get_renderer()
-    crowded = [lg for lg in list(fig.legends) + [ax.get_legend() for ax in fig.axes]
-               if lg is not None and lg.get_window_extent(renderer).width > 0.9 * fig.bbox.width]
-    for legend in crowded:
-        _one_column(legend)
-        if legend.get_window_extent(renderer).width > 0.9 * fig.bbox.width:   # still too wide: wrap the labels
-            for text in legend.get_texts():
-                chars = max(12, int(0.75 * width * 72 / (0.6 * text.get_fontsize())))
-                text.set_text(textwrap.fill(text.get_text(), chars))
-    _thin_crowded_tick_labels(fig)
+    with _measuring(fig):
+        renderer = fig.canvas.get_renderer()
+        crowded = [lg for lg in list(fig.legends) + [ax.get_legend() for ax in fig.axes]
+                   if lg is not None and lg.get_window_extent(renderer).width > 0.9 * fig.bbox.width]
+        for legend in crowded:
+            _one_column(legend)
+            if legend.get_window_extent(renderer).width > 0.9 * fig.bbox.width:   # still too wide: wrap the labels
+                for text in legend.get_texts():
+                    chars = max(12, int(0.75 * width * 72 / (0.6 * text.get_fontsize())))
+                    text.set_text(textwrap.fill(text.get_text(), chars))
+        _thin_crowded_tick_labels(fig)
     return stacked
 
 
@@ -751,11 +910,10 @@ class _Snapshot:
     """What :func:`render_svg` changes on a figure (size, text sizes, panel positions), to put back."""
 
     def __init__(self, fig):
-        from matplotlib.text import Text
-
         self.fig = fig
         self.size = tuple(fig.get_size_inches())
-        self.fonts = [(t, t.get_fontsize(), t.get_text()) for t in fig.findobj(Text)]
+        texts = _texts(fig)
+        self.fonts = [(t, t.get_fontsize(), t.get_text()) for t in texts]
         self.ticks = [(ax, name, which, ticks[0].label1.get_fontsize())
                       for ax in fig.axes for name, axis in (("x", ax.xaxis), ("y", ax.yaxis))
                       for which, ticks in (("major", axis.get_major_ticks(1)), ("minor", axis.get_minor_ticks(1)))
@@ -765,7 +923,7 @@ class _Snapshot:
         self.legend_boxes = [(box, list(box._children)) for box in
                              (getattr(lg, "_legend_handle_box", None) for lg in legends) if box is not None]
         self.formatters = [(axis, axis.get_major_formatter()) for ax in fig.axes for axis in (ax.xaxis, ax.yaxis)]
-        self.wraps = [(t, t.get_wrap()) for t in fig.findobj(Text)]
+        self.wraps = [(t, t.get_wrap()) for t in texts]
 
     def restore(self):
         self.fig.set_size_inches(*self.size)

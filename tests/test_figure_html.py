@@ -163,3 +163,33 @@ def test_relative_path_draws_the_rounded_absolute_path():
         np.testing.assert_allclose(got, want, atol=0.051)
     # anything but M, L, C, Q, Z is left alone
     assert plots._relative_path("M 0 0 A 5 5 0 0 1 10 10") == "M 0 0 A 5 5 0 0 1 10 10"
+
+
+def _crowded_panels():
+    fig = plt.figure(figsize=(9.0, 3.0), layout="constrained")
+    axes = fig.subplots(1, 2)
+    for ax in axes:
+        ax.plot(range(2048), range(2048))
+        ax.set_xticks(range(0, 2049, 192), [f"{v:,}" for v in range(0, 2049, 192)])
+    return fig
+
+
+def _overlaps(axis, renderer, gap=3.0):
+    spans = sorted((b.x0, b.x1) for b in (t.get_window_extent(renderer) for t in axis.get_ticklabels()
+                                          if t.get_visible() and t.get_text()))
+    return any(b0 < a1 + gap for (_a0, a1), (b0, _b1) in zip(spans, spans[1:]))
+
+
+def test_phone_layout_thins_crowded_tick_labels_as_a_full_draw_measures_them():
+    fig = _crowded_panels()
+    plots.restack(fig)
+    top = fig.axes[0]
+    assert isinstance(top.xaxis.get_major_formatter(), plots._EveryOtherLabel)     # 11 labels on 4 in
+    assert not isinstance(top.yaxis.get_major_formatter(), plots._EveryOtherLabel)      # room to spare
+    # the decision matches a full draw of the restacked figure: crowded before thinning, not after
+    fig.draw_without_rendering()
+    renderer = fig.canvas.get_renderer()
+    assert not _overlaps(top.xaxis, renderer)
+    top.xaxis.set_major_formatter(top.xaxis.get_major_formatter().inner)
+    fig.draw_without_rendering()
+    assert _overlaps(top.xaxis, renderer)

@@ -795,3 +795,27 @@ def test_replica_numbers_of_seed_0():
 def test_replica_arguments_are_validated(kwargs, error, match):
     with pytest.raises(error, match=match):
         sl.simulate_replicas(n_requests=kwargs.pop("n_requests", 100), **kwargs)
+
+
+@pytest.mark.parametrize("policy", ["none", "two_choices", "tied"])
+@pytest.mark.parametrize("discrete", [False, True])
+def test_one_pass_queues_give_the_event_loops_numbers_bit_for_bit(policy, discrete):
+    """The one-pass run of the policies that serve a request once is the event loop, to the last bit.
+
+    Whole-number times make ties everywhere (a finish at an arrival, two servers free at once)."""
+    from scalinglib.latency import _replica_queues, _served_once
+
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        n, k = int(rng.integers(1, 400)), int(rng.integers(2, 8))
+        if discrete:
+            arrivals = np.cumsum(rng.integers(0, 3, n)).astype(float).tolist()
+            service = rng.integers(1, 6, 2 * n).astype(float).tolist()
+        else:
+            arrivals = np.cumsum(rng.exponential(0.01 / (0.9 * k), n)).tolist()
+            service = rng.exponential(0.01, 2 * n).tolist()
+        first = rng.integers(0, k, n)
+        where = np.column_stack((first, (first + rng.integers(1, k, n)) % k)).ravel().tolist()
+        loop = _replica_queues(policy, arrivals, list(where), service, 0.0 if policy == "tied" else math.inf, k)
+        once = _served_once(policy, arrivals, list(where), service, k)
+        assert np.array_equal(loop[0], once[0]) and loop[1:] == once[1:]
