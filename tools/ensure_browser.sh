@@ -3,6 +3,12 @@
 # Installs Debian's chromium when it is missing and this machine allows it (root and apt-get);
 # otherwise says why, and the site tests skip with that reason.
 set -u
+# make test runs its browser stages side by side: the first one to get here installs, the others
+# wait for it (two apt-get runs at once fail on dpkg's lock) and then find chromium installed.
+if [ -z "${SCALINGLIB_BROWSER_LOCKED:-}" ] && command -v flock >/dev/null 2>&1; then
+  export SCALINGLIB_BROWSER_LOCKED=1
+  exec flock "${TMPDIR:-/tmp}/scalinglib-ensure-browser.lock" bash "$0" "$@"
+fi
 if command -v chromium >/dev/null 2>&1; then
   echo "browser: using $(command -v chromium) ($(chromium --version 2>/dev/null | head -n1))"
   exit 0
