@@ -5,6 +5,7 @@ The measured numbers depend on the machine and on what else it is doing, so the 
 structure and sanity, never speed; the notebooks tag their measurement outputs ``nbval-ignore-output``.
 """
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -104,6 +105,30 @@ def test_amdahl_fit_uses_only_k_up_to_k_cpu(f):
     everything = sl.fit_amdahl(ks, s)                 # what a fit over every point would have said
     if f < 0.3:
         assert everything > f + 0.01
+
+
+def test_on_smt_threads_the_fits_stop_at_the_physical_cores():
+    """8 usable CPUs that are SMT threads of 4 cores: two ranks per core share its arithmetic units and the
+    speedup flattens at about the cores (times 1.2 here). The fits use K <= 4 and recover the kernel's own f; the
+    rows from 5 to 8 are marked 'smt', those past 8 'over'."""
+    f = 0.03
+    ks = np.array([1, 2, 4, 8, 16])
+    cores = 4
+    speed = np.where(ks <= cores, sl.amdahl_speedup(f, np.minimum(ks, cores)), 1.2 * sl.amdahl_speedup(f, cores))
+    strong = 1.0 / speed * np.ones((3, 1))
+    lab = labs.ScalingLab(ks=ks, strong=strong, weak=strong.copy(), strong_fastest=strong, weak_fastest=strong,
+                          k_cpu=8, cpus=probe.CpuInfo(8, 8, None, 8, cores, 2, "none"), kernel="matmul", size=128,
+                          unit_flops=2 * 128**3, per_unit=1e-4, strong_units=1000, weak_units=125,
+                          barrier=np.full(ks.size, 3e-6), rank_startup=np.array([0.3]), launch=_launch())
+    assert lab.k_fit == cores
+    assert lab.fit.ks.tolist() == [1, 2, 4] and lab.fit.f == pytest.approx(f, abs=1e-9)
+    marks = {int(row.split()[0]): row.split()[1] for row in lab.table().splitlines()[1:]}
+    assert marks[8] == "smt" and marks[16] == "over" and not marks[4].isalpha()
+    assert "SMT threads on 4 cores" in lab.summary() and "fits on K <= 4" in lab.fit_text()
+    without = labs.scaling_fits(ks, lab.speedup.median, 8)          # what fitting every usable CPU would say
+    assert without.f > f + 0.05
+    plain = dataclasses.replace(lab, cpus=probe.CpuInfo(8, 8, None, 8, 8, 1, "none"))
+    assert plain.k_fit == 8
 
 
 @given(st.floats(0.0, 0.2), st.floats(0.0, 0.01))

@@ -35,7 +35,8 @@ def _bytes_axis(ax, nbytes):
 def scaling_figure(fig, lab: ScalingLab):
     """Left: strong-scaling speedup and weak-scaling speedup K T(1)/T(K) (medians, bars from the
     slowest to the fastest repeat), the plateau min(K, K_cpu), and the Amdahl and USL fits, made on
-    and drawn over K <= K_cpu only; the oversubscribed range is shaded. Right: Karp-Flatt e(K) of the median
+    and drawn over K <= K_fit only (K_cpu, or the physical cores under SMT); the SMT and oversubscribed
+    ranges are shaded. Right: Karp-Flatt e(K) of the median
     speedups. Returns the two axes."""
     ax_s, ax_e = fig.subplots(1, 2)
     for ax in (ax_s, ax_e):
@@ -46,12 +47,14 @@ def scaling_figure(fig, lab: ScalingLab):
     for ax in (ax_s, ax_e):
         if top > lab.k_cpu:
             ax.axvspan(lab.k_cpu, top + 0.5, color=COLORS["grey"], alpha=0.12, linewidth=0)
+        if lab.k_fit < lab.k_cpu:                        # SMT threads past the physical cores: lighter shade
+            ax.axvspan(lab.k_fit, lab.k_cpu, color=COLORS["grey"], alpha=0.06, linewidth=0)
     ax_s.plot(dense, np.minimum(dense, lab.k_cpu), label=f"min(K, K_cpu = {lab.k_cpu})", **IDEAL)
     _errorbar(ax_s, ks, lab.speedup, marker="o", color=COLORS["blue"], label="strong: T(1)/T(K)")
     _errorbar(ax_s, ks + 0.06 * top / 8, lab.scaled_speedup, marker="s", color=COLORS["green"],
               label="weak: K T(1)/T(K)")
     fit = lab.fit
-    fitted = dense[dense <= lab.k_cpu]                  # the fits describe K <= K_cpu only
+    fitted = dense[dense <= lab.k_fit]                  # the fits describe K <= K_fit (K_cpu, or the cores) only
     if fit.f is not None:
         ax_s.plot(fitted, amdahl_speedup(fit.f, fitted), color=COLORS["vermillion"], linestyle="--",
                   label=f"Amdahl, f = {fit.f:.3f}")
@@ -72,7 +75,9 @@ def scaling_figure(fig, lab: ScalingLab):
     ax_e.axvline(lab.k_cpu, color=COLORS["grey"], linestyle=":", linewidth=1.2, label=f"K_cpu = {lab.k_cpu}")
     ax_e.axhline(0, color=COLORS["grey"], linewidth=0.8)
     ax_e.set_xlim(0.5, top + 0.5)
-    ax_e.set_xlabel("MPI ranks K (shaded: oversubscribed)" if top > lab.k_cpu else "MPI ranks K")
+    shaded = ["SMT" if lab.k_fit < lab.k_cpu else "", "oversubscribed" if top > lab.k_cpu else ""]
+    shaded = ", ".join(w for w in shaded if w)
+    ax_e.set_xlabel(f"MPI ranks K (shaded: {shaded})" if shaded else "MPI ranks K")
     ax_e.set_ylabel("Karp-Flatt e(K)")
     ax_e.legend(loc="upper left", fontsize=8)
     for ax in (ax_s, ax_e):

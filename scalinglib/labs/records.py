@@ -116,9 +116,24 @@ class ScalingLab:
         return plateau_speedup(self.ks, self.k_cpu)
 
     @property
+    def k_fit(self) -> int:
+        """The largest K the fits use: K_cpu, or fewer where the usable CPUs are SMT threads.
+
+        Two ranks on the SMT threads of one core share its arithmetic units, so the speedup
+        flattens near the number of physical cores; a fit past them would blame the kernel.
+        """
+        cpus = self.cpus
+        if cpus is not None and cpus.smt is not None and cpus.smt > 1 and cpus.cores:
+            return max(1, min(self.k_cpu, int(cpus.cores)))
+        return self.k_cpu
+
+    @property
     def fit(self) -> ScalingFit:
-        """Amdahl, USL and Karp-Flatt from the median speedups with K <= K_cpu."""
-        return scaling_fits(self.ks, self.speedup.median, self.k_cpu)
+        """Amdahl, USL and Karp-Flatt from the median speedups with K <= K_fit (K_cpu, or the cores under SMT)."""
+        return scaling_fits(self.ks, self.speedup.median, self.k_fit)
+
+    def _mark(self, k) -> str:
+        return "over" if k > self.k_cpu else "smt" if k > self.k_fit else ""
 
     @property
     def imbalance(self) -> np.ndarray:
@@ -129,8 +144,12 @@ class ScalingLab:
         lines = []
         if self.cpus is not None:
             lines.append(f"this machine: {self.cpus.describe()}")
-        lines.append(f"K_cpu = {self.k_cpu}: the fits use K <= {self.k_cpu}; larger K are marked 'over' "
+        lines.append(f"K_cpu = {self.k_cpu}: the fits use K <= {self.k_fit}; larger K are marked 'over' "
                      f"(oversubscribed) and compared with min(K, {self.k_cpu})")
+        if self.k_fit < self.k_cpu:
+            lines[-1] = (f"K_cpu = {self.k_cpu} SMT threads on {self.k_fit} cores: the fits use K <= {self.k_fit}; "
+                         f"K up to {self.k_cpu} are marked 'smt' (ranks share cores), larger K 'over' "
+                         f"(oversubscribed), compared with min(K, {self.k_cpu})")
         what = (f"{self.size}x{self.size} float64 matrix multiplies" if self.kernel == "matmul"
                 else f"adds of {self.size:,}-element float64 vectors")
         lines.append(f"kernel: {what}, {self.per_unit * 1e3:.3f} ms each on one rank; strong: {self.strong_units:,} "
@@ -154,7 +173,7 @@ class ScalingLab:
         rows = [head]
         for j, k in enumerate(self.ks):
             kf = e.get(int(k))
-            rows.append(f"{k:>4} {'over' if k > self.k_cpu else '':>4} {t.median[j]:>8.3f}s {s.median[j]:>8.2f} "
+            rows.append(f"{k:>4} {self._mark(k):>4} {t.median[j]:>8.3f}s {s.median[j]:>8.2f} "
                         f"{s.low[j]:>6.2f} {s.high[j]:>6.2f} {s.median[j] / k:>5.2f} "
                         f"{'' if kf is None else f'{kf:.3f}':>6} {self.plateau[j]:>11.0f} "
                         f"{np.median(self.weak[:, j]):>7.3f}s {w.median[j]:>8.2f}")
@@ -162,7 +181,7 @@ class ScalingLab:
 
     def fit_text(self) -> str:
         f = self.fit
-        parts = [f"fits on K <= {self.k_cpu} ({', '.join(map(str, f.ks.tolist()))}):"]
+        parts = [f"fits on K <= {self.k_fit} ({', '.join(map(str, f.ks.tolist()))}):"]
         if f.f is not None:
             parts.append(f"Amdahl f = {f.f:.3f}")
         if f.sigma is not None:
