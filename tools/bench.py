@@ -324,14 +324,17 @@ def main() -> int:
             shutil.copy2(log, args.out.with_suffix(".log")) if log.exists() else None
             shutil.rmtree(tmp, ignore_errors=True)
     print()
-    print(f"{'figure':34} {'value':>10} {'goal':>8} {'ratio':>7} {'cpu s':>6}  load(1m) before/after")
+    print(f"{'figure':44} {'value':>10} {'goal':>8} {'ratio':>7} {'cpu s':>6}  load(1m) before/after")
     for f in figures:
-        goal = "" if f.get("goal") is None else f"{f['goal']:g}"
+        goal = f.get("goal")
+        goal = "" if goal is None else goal if isinstance(goal, str) else f"{goal:g}"
         ratio = "" if f.get("ratio") is None else f"{f['ratio']:.2f}"
         load = (f"{f['load_before'][0]:.2f}/{f['load_after'][0]:.2f}" if "load_before" in f else "")
         cpu = f"{f['cpu_s']:.0f}" if "cpu_s" in f else ""
         flag = "" if f.get("ok") else "  <- not met"
-        print(f"{f['name']:34} {f.get('value')!s:>8} {f.get('unit', ''):>2} {goal:>7} {ratio:>7} {cpu:>6}  {load}{flag}")
+        unit = f.get("unit", "")
+        unit = "x" if unit.startswith("x ") else unit.split(" ")[0]          # "x raw numpy", "us per call"
+        print(f"{f['name'][:44]:44} {f.get('value')!s:>8} {unit:>2} {goal:>7} {ratio:>7} {cpu:>6}  {load}{flag}")
     print(f"bench: wrote {args.out}")
     return 0 if all(f.get("exit", 0) == 0 for f in figures) else 1
 
