@@ -61,6 +61,12 @@ MAX_FRAMES = 64
 FRAMES_LIMIT = 256
 #: Environment variable naming a folder where frames drawn by library functions are cached.
 CACHE_ENV = "SCALINGLIB_FRAME_CACHE"
+#: Environment variable that, set to ``first``, makes a slider render (to SVG) only its first frame and
+#: show it at every position; every other position is still drawn into a figure, which is then dropped,
+#: so a position that fails to draw still fails. ``make nbval`` sets it: nbval ignores the output of
+#: slider cells (they are tagged ``nbval-ignore-output``) and rendering is most of a frame's cost.
+#: Never set when a notebook's outputs are stored.
+FRAMES_ENV = "SCALINGLIB_SLIDER_FRAMES"
 #: How frames are stored (part of the frame cache's key): compact SVG, text as text.
 FRAME_FORMAT = "svg-1"
 #: Saved widget state a panel may add to its page, in bytes (tests/test_site.py checks the built pages).
@@ -276,6 +282,16 @@ def _draw_frame(draw, values, width, height, dpi, narrow=False) -> dict:
     return frame
 
 
+def _draw_only(draw, values, width, height) -> None:
+    """Draw one position into a figure and drop it: what rendering would do first, without the rendering."""
+    with house_style():
+        fig = plt.figure(figsize=(width, height), layout="constrained")
+        try:
+            draw(fig, **values)
+        finally:
+            plt.close(fig)
+
+
 def _render_frame(draw, values, width, height, narrow) -> dict:
     with house_style():
         fig = plt.figure(figsize=(width, height), layout="constrained")
@@ -482,8 +498,11 @@ def slider_figure(draw, params, *, alt, width=6.4, height=3.2, dpi=80, max_frame
     first = _draw_frame(draw, combos[0], width, height, dpi, narrow=True)
     narrow = first["narrow"] is not None and _frame_bytes(first) * len(combos) <= STATE_BUDGET
     frames = {}
+    only_first = os.environ.get(FRAMES_ENV) == "first"
     for values in combos:
-        frames[tuple(values.values())] = (first if narrow and values == combos[0]
+        if only_first and values != combos[0]:
+            _draw_only(draw, values, width, height)
+        frames[tuple(values.values())] = (first if (narrow and values == combos[0]) or only_first
                                           else _draw_frame(draw, values, width, height, dpi, narrow))
     if narrow and sum(map(_frame_bytes, frames.values())) > STATE_BUDGET:   # the estimate was short: no phone layout
         frames = {key: {**frame, "narrow": None} for key, frame in frames.items()}

@@ -219,3 +219,32 @@ def test_frame_cache_reuses_library_frames(tmp_path, monkeypatch):
 def test_alt_text_is_required():
     with pytest.raises(TypeError, match="alt"):
         sl.slider_figure(draw_line, {"a": sl.choice("a", [1]), "b": sl.choice("b", [2])}, alt="")
+
+
+def test_first_frame_mode_renders_one_frame_and_still_draws_every_position(monkeypatch):
+    """With SCALINGLIB_SLIDER_FRAMES=first (make nbval) every position is drawn but only the first is rendered
+    and shown everywhere; a position that fails to draw still fails the cell."""
+    from scalinglib import widgets as w
+
+    monkeypatch.delenv(w.CACHE_ENV, raising=False)
+    monkeypatch.setenv(w.FRAMES_ENV, "first")
+    drawn = []
+
+    def draw(fig, k):
+        drawn.append(k)
+        if k == 3:
+            raise RuntimeError("position 3 cannot be drawn")
+        fig.add_subplot().plot([0, 1], [0, k])
+
+    rendered = []
+    real = w._render_frame
+    monkeypatch.setattr(w, "_render_frame", lambda *a, **kw: rendered.append(a[1]) or real(*a, **kw))
+    panel = sl.slider_figure(draw, {"k": sl.choice("k", [1, 2])}, alt="a line")
+    assert sorted(drawn) == [1, 2] and rendered == [{"k": 1}]
+    assert len(set(_images(panel))) == 1                   # every position shows the first frame
+    with pytest.raises(RuntimeError, match="position 3"):
+        sl.slider_figure(draw, {"k": sl.choice("k", [1, 3])}, alt="a line")
+    monkeypatch.delenv(w.FRAMES_ENV)
+    drawn.clear()
+    sl.slider_figure(draw, {"k": sl.choice("k", [1, 2])}, alt="a line")
+    assert len(set(drawn)) == 2

@@ -348,6 +348,7 @@ def main() -> int:
         print("build: the library or the requirements changed; re-executing every notebook")
         shutil.rmtree(CACHE)
     os.environ.setdefault("SCALINGLIB_FRAME_CACHE", str(FRAMES))
+    os.environ.pop("SCALINGLIB_SLIDER_FRAMES", None)     # the book shows every frame of every slider
 
     if not args.stored_outputs:
         if execute_missing(args.jobs) != 0:

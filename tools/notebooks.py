@@ -12,6 +12,7 @@ stored too, so sliders show in JupyterLab before the notebook is run.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -31,6 +32,8 @@ def book_notebooks() -> list[Path]:
 
 def execute(paths: list[Path]) -> int:
     from nbclient import NotebookClient
+
+    os.environ.pop("SCALINGLIB_SLIDER_FRAMES", None)     # stored outputs carry every frame of every slider
 
     failures = 0
     for path in paths:
