@@ -23,3 +23,54 @@ settings.register_profile("ci", max_examples=int(_OVERRIDE or 50), **_COMMON)
 settings.register_profile("thorough", max_examples=int(_OVERRIDE or 200), **_COMMON)
 settings.register_profile("book", max_examples=int(_OVERRIDE or 200), **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+# --- the built site in a browser (tests/site_pages.py): one server, one Chromium, each page opened once ----
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def site_url():
+    import site_pages
+
+    if not (site_pages.SITE / "index.html").exists():
+        pytest.skip("the site is not built: run `make book` first")
+    url, server = site_pages.serve_site()
+    yield url
+    server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    import site_pages
+
+    executable = site_pages.chromium()
+    if not executable:
+        pytest.skip("no Chromium on this machine (tools/ensure_browser.sh could not install one); "
+                    "site checks need a real browser")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        instance = pw.chromium.launch(executable_path=executable, args=site_pages.CHROMIUM_FLAGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture(scope="session")
+def opened(browser, site_url):
+    """``opened(name)`` gives ``(page, watch)`` for a page of the site, loading it the first time only; the
+    checks that move its sliders or resize it run after those that read it as loaded."""
+    import site_pages
+
+    pages = {}
+
+    def get(name):
+        if name not in pages:
+            pages[name] = site_pages.open_page(browser, site_url, name)
+            pages[name][0].wait_for_timeout(500)   # let MathJax and the widget manager finish
+        return pages[name]
+
+    yield get
+    for page, _ in pages.values():
+        page.close()

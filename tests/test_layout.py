@@ -13,8 +13,8 @@ For every page and each of the four settings:
 * in dark mode, the background of every figure and control panel is close to the page's (a
   contrast ratio of at most ``MAX_DARK_CONTRAST``): no light blocks on a dark page.
 
-Each page is loaded once, in its own browser tab, several at a time; the four settings are
-reached by resizing the tab and switching the theme. Full-page screenshots of each page go to
+Each page is the tab that tests/test_site.py opened (``opened`` in conftest.py: a page is loaded once
+for every check of it); the four settings are reached by resizing the tab and switching the theme. Full-page screenshots of each page go to
 ``_build/screens/`` (a reviewer can look without a browser): the phone in light mode and the laptop
 in dark mode by default, all four settings with ``LAYOUT_SCREENS=all``. The widest element of each
 page, the text sizes and the contrasts go to ``_build/layout-report.json``.
@@ -22,37 +22,23 @@ page, the text sizes and the contrasts go to ``_build/layout-report.json``.
 
 from __future__ import annotations
 
-import asyncio
-import functools
-import http.server
 import io
 import json
 import os
-import shutil
-import threading
-from pathlib import Path
 
 import pytest
-import yaml
+from site_pages import ROOT, book_pages
 
 pytestmark = pytest.mark.site
 
-ROOT = Path(__file__).resolve().parent.parent
-SITE = ROOT / "_build" / "html"
 SCREENS = ROOT / "_build" / "screens"
 REPORT = ROOT / "_build" / "layout-report.json"
-CHROMIUM_FLAGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync",
-]
 SIZES = {"phone": (390, 844), "laptop": (1280, 900)}
 SCHEMES = ("light", "dark")
 #: Smallest figure text, CSS px, at every width.
 MIN_TEXT_PX = 10.0
 #: Largest contrast ratio between a figure's or a control panel's background and a dark page.
 MAX_DARK_CONTRAST = 1.6
-#: Pages open at once.
-PARALLEL = 3
 #: Full-page screenshots taken (each costs about a second): a phone in light mode and a laptop in dark mode
 #: show both sizes and both themes; ``LAYOUT_SCREENS=all`` takes all four. The dark-mode backgrounds are
 #: read from the dark screenshots.
@@ -60,12 +46,7 @@ SCREENSHOTS = ({(size, scheme) for size in SIZES for scheme in ("light", "dark")
                if os.environ.get("LAYOUT_SCREENS") == "all" else {("phone", "light"), ("laptop", "dark")})
 
 
-def _pages() -> list[str]:
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    return [toc["root"] + ".html"] + [ch["file"] + ".html" for ch in toc.get("chapters", [])]
-
-
-PAGES = _pages()
+PAGES = book_pages()
 
 # ------------------------------------------------------------------------------------------- in the page
 
@@ -187,31 +168,25 @@ def _background(image, block):
 # ------------------------------------------------------------------------------------------- the run
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-async def _one_page(browser, url, name):
+def _measure(page, name):
+    """The four settings of one open page, with its screenshots; returns {(size, scheme): measurements}."""
     from PIL import Image
 
     out = {}
-    page = await browser.new_page(viewport=dict(zip(("width", "height"), SIZES["laptop"])))
     try:
-        await page.goto(f"{url}/{name}", wait_until="load")
-        try:
-            await page.wait_for_function(WIDGETS_DRAWN_JS, timeout=20000)
-        except Exception:  # measured anyway; the checks below say what is missing
-            pass
+        page.wait_for_function(WIDGETS_DRAWN_JS, timeout=20000)
+    except Exception:  # measured anyway; the checks below say what is missing
+        pass
+    try:
         for size, (w, h) in SIZES.items():
-            await page.set_viewport_size({"width": w, "height": h})
-            await page.wait_for_timeout(150)           # reflow, <picture> sources, image decoding
+            page.set_viewport_size({"width": w, "height": h})
+            page.wait_for_timeout(150)           # reflow, <picture> sources, image decoding
             for scheme in SCHEMES:
-                await page.evaluate(SET_THEME_JS, scheme)
-                await page.wait_for_timeout(30)
-                result = await page.evaluate(MEASURE_JS, MIN_TEXT_PX)
+                page.evaluate(SET_THEME_JS, scheme)
+                page.wait_for_timeout(30)
+                result = page.evaluate(MEASURE_JS, MIN_TEXT_PX)
                 if (size, scheme) in SCREENSHOTS:
-                    shot = await page.screenshot(full_page=True, type="jpeg", quality=75)
+                    shot = page.screenshot(full_page=True, type="jpeg", quality=75)
                     stem = name.rsplit("/", 1)[-1].removesuffix(".html")
                     (SCREENS / f"{stem}-{w}-{scheme}.jpg").write_bytes(shot)
                     if scheme == "dark":
@@ -225,53 +200,16 @@ async def _one_page(browser, url, name):
                                                             "ratio": round(contrast(colour, page_bg), 3)})
                 result.pop("blocks")
                 out[(size, scheme)] = result
-    finally:
-        await page.close()
-    return name, out
-
-
-async def _run_all(url):
-    from playwright.async_api import async_playwright
-
-    executable = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
-        gate = asyncio.Semaphore(PARALLEL)
-
-        async def guarded(name):
-            async with gate:
-                return await _one_page(browser, url, name)
-
-        results = dict(await asyncio.gather(*(guarded(n) for n in PAGES)))
-        await browser.close()
-    return results
+    finally:                                     # as the other checks left it: a laptop, light
+        page.set_viewport_size(dict(zip(("width", "height"), SIZES["laptop"])))
+        page.evaluate(SET_THEME_JS, "light")
+    return out
 
 
 @pytest.fixture(scope="module")
-def layout():
-    if not (SITE / "index.html").exists():
-        pytest.skip("the site is not built: run `make book` first")
-    if not (os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")):
-        pytest.skip("no Chromium on this machine; layout checks need a real browser")
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(SITE)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+def layout(opened):
     SCREENS.mkdir(parents=True, exist_ok=True)
-    # in a thread of its own: the site tests' synchronous Playwright keeps an event loop running in this one
-    box: dict = {}
-
-    def run():
-        try:
-            box["results"] = asyncio.run(_run_all(f"http://127.0.0.1:{server.server_address[1]}"))
-        except BaseException as exc:  # handed to the test thread below
-            box["error"] = exc
-
-    worker = threading.Thread(target=run)
-    worker.start()
-    worker.join()
-    server.shutdown()
-    if "error" in box:
-        raise box["error"]
-    results = box["results"]
+    results = {name: _measure(opened(name)[0], name) for name in PAGES}
     report = {name: {f"{size}-{scheme}": res for (size, scheme), res in per.items()} for name, per in results.items()}
     REPORT.write_text(json.dumps(report, indent=1))
     return results

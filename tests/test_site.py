@@ -11,106 +11,34 @@ fetched) go to ``_build/site-report.json``. Controls are sliders, drop-downs and
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import http.server
 import json
-import os
 import re
-import shutil
 import statistics
-import threading
 from pathlib import Path
 
 import pytest
-import yaml
+from site_pages import SITE, book_pages, open_page
 
 pytestmark = pytest.mark.site
 
 ROOT = Path(__file__).resolve().parent.parent
-SITE = ROOT / "_build" / "html"
 REPORT = ROOT / "_build" / "site-report.json"
-CHROMIUM_FLAGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync",
-]
-# Messages that libraries print on the console but that are not errors of the site.
-BENIGN_CONSOLE = ("allowUnionTypes",)
 # Every frame of a slider is saved in its page; a slider heavier than this needs a smaller grid or smaller frames.
 SLIDER_BUDGET_BYTES = 400_000
 # A control must show its new figure within this many milliseconds (measured to the next painted frame).
 SLIDER_MS_LIMIT = 100
 
-
-def _pages() -> list[str]:
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    return [toc["root"] + ".html"] + [ch["file"] + ".html" for ch in toc.get("chapters", [])]
-
-
-PAGES = _pages()
+PAGES = book_pages()
 _report: dict = {"pages": {}}
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):  # keep test output clean
-        pass
-
-
-@pytest.fixture(scope="session")
-def site_url():
-    if not (SITE / "index.html").exists():
-        pytest.skip("the site is not built: run `make book` first")
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(SITE)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    REPORT.write_text(json.dumps(_report, indent=1))
-
-
-@pytest.fixture(scope="session")
-def browser():
-    executable = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-    if not executable:
-        pytest.skip("no Chromium on this machine (tools/ensure_browser.sh could not install one); "
-                    "site checks need a real browser")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        instance = pw.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
-        yield instance
-        instance.close()
-
-
-class PageWatch:
-    """Everything a page does that the tests look at: requests, failures, console messages."""
-
-    def __init__(self, page, origin):
-        self.outside, self.failed, self.errors, self.bytes = [], [], [], 0
-        page.on("request", self._request(origin))
-        page.on("requestfailed", lambda r: self.failed.append(f"failed: {r.url}"))
-        page.on("response", self._response)
-        page.on("console", self._console)
-        page.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
-
-    def _request(self, origin):
-        def handler(request):
-            url = request.url
-            if not url.startswith((origin, "data:", "blob:", "about:")):
-                self.outside.append(url)
-        return handler
-
-    def _response(self, response):
-        if response.status >= 400:
-            self.failed.append(f"{response.status}: {response.url}")
-        try:
-            self.bytes += len(response.body())
-        except Exception:  # redirects and aborted requests have no body
-            pass
-
-    def _console(self, message):
-        if message.type == "error" and not any(b in message.text for b in BENIGN_CONSOLE):
-            self.errors.append(f"console: {message.text}")
+@pytest.fixture(scope="module", autouse=True)
+def _write_report():
+    """The timings and weights the checks of this module record, written when they are done."""
+    yield
+    if _report["pages"]:
+        REPORT.write_text(json.dumps(_report, indent=1))
 
 
 _WIDGET_STATE = re.compile(r'<script type="application/vnd.jupyter.widget-state\+json">(.*?)</script>', re.S)
@@ -138,14 +66,6 @@ def slider_state_bytes(html: str) -> list[int]:
                 todo.extend(children[k])
         sizes.append(sum(len(json.dumps(state[k])) for k in seen))
     return sizes
-
-
-def _open(browser, site_url, name):
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    watch = PageWatch(page, site_url)
-    page.goto(f"{site_url}/{name}", wait_until="load")
-    page.wait_for_load_state("networkidle")
-    return page, watch
 
 
 # A frame is a figure (div.sl-frame holding SVG; img.scalinglib-frame in pages built before the SVG frames)
@@ -188,25 +108,8 @@ MOVE_AND_TIME_JS = """async ([widget, index]) => {
 }""".replace("FRAMES_PLACEHOLDER", FRAMES)
 
 
-@pytest.fixture(scope="session")
-def opened(browser, site_url):
-    """Each page is loaded once and shared by the tests that read it (the slider test, which moves
-    the sliders, runs after the checks of the page as loaded); loading is most of a test's time."""
-    pages = {}
-
-    def get(name):
-        if name not in pages:
-            pages[name] = _open(browser, site_url, name)
-            pages[name][0].wait_for_timeout(500)   # let MathJax and the widget manager finish
-        return pages[name]
-
-    yield get
-    for page, _ in pages.values():
-        page.close()
-
-
 def test_index_leads_to_the_introduction(browser, site_url):
-    page, _ = _open(browser, site_url, "index.html")
+    page, _ = open_page(browser, site_url, "index.html")
     assert page.url.endswith(PAGES[0]), page.url
     page.close()
 

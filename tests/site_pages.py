@@ -1,0 +1,88 @@
+"""The built site in one headless Chromium, shared by the browser checks (tests/test_site.py, tests/test_layout.py).
+
+The fixtures in ``conftest.py`` serve ``_build/html`` on 127.0.0.1, start the browser once per session
+and open each page once: loading a page (its widget manager, its saved widget state, MathJax) is
+most of what a check of it costs, so every check of a page reads the same open tab.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+SITE = ROOT / "_build" / "html"
+CHROMIUM_FLAGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync",
+]
+# Messages that libraries print on the console but that are not errors of the site.
+BENIGN_CONSOLE = ("allowUnionTypes",)
+
+
+def book_pages() -> list[str]:
+    """The book's pages in reading order, as paths below the site's root."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    return [toc["root"] + ".html"] + [ch["file"] + ".html" for ch in toc.get("chapters", [])]
+
+
+def chromium() -> str | None:
+    return os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # keep test output clean
+        pass
+
+
+def serve_site():
+    """Serve the built site on a free port of 127.0.0.1; returns (url, server)."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(SITE)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}", server
+
+
+class PageWatch:
+    """Everything a page does that the checks look at: requests, failures, console messages."""
+
+    def __init__(self, page, origin):
+        self.outside, self.failed, self.errors, self.bytes = [], [], [], 0
+        page.on("request", self._request(origin))
+        page.on("requestfailed", lambda r: self.failed.append(f"failed: {r.url}"))
+        page.on("response", self._response)
+        page.on("console", self._console)
+        page.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
+
+    def _request(self, origin):
+        def handler(request):
+            url = request.url
+            if not url.startswith((origin, "data:", "blob:", "about:")):
+                self.outside.append(url)
+        return handler
+
+    def _response(self, response):
+        if response.status >= 400:
+            self.failed.append(f"{response.status}: {response.url}")
+        try:
+            self.bytes += len(response.body())
+        except Exception:  # redirects and aborted requests have no body
+            pass
+
+    def _console(self, message):
+        if message.type == "error" and not any(b in message.text for b in BENIGN_CONSOLE):
+            self.errors.append(f"console: {message.text}")
+
+
+def open_page(browser, site_url, name):
+    """A new tab at a laptop's 1280x900 with ``name`` loaded and the network quiet; returns (page, watch)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    watch = PageWatch(page, site_url)
+    page.goto(f"{site_url}/{name}", wait_until="load")
+    page.wait_for_load_state("networkidle")
+    return page, watch
