@@ -22,7 +22,7 @@ PAGES = sorted((ROOT / "book").glob("03-0*.ipynb")) + [ROOT / "book" / "03-00-in
 MAX_MEAN_SENTENCE = 18.0
 MAX_LONG_SHARE = 8.0
 #: Words of prose a subsection may hold ("about 700"); the capstone (3.9.8) and the exercises are exempt.
-MAX_SUBSECTION_WORDS = 740
+MAX_SUBSECTION_WORDS = 720
 EXEMPT = ("Capstone", "Exercises")
 #: Sentences about the project rather than the subject.
 ABOUT_THE_PROJECT = re.compile(r"(?i)\b(the|this book's|our) tests?\b(?! (?:set|statistic|cluster|machine))|"
