@@ -43,6 +43,13 @@ def _k_s_c(k, s, c):
 
 
 def _strong(k, s, c):
+    if type(k) is np.ndarray and k.ndim and type(s) is float and type(c) is float:
+        out = np.log2(k)                       # one array for the result: no temporaries beyond one
+        out *= c
+        share = np.divide(1.0 - s, k)
+        out += share
+        out += s
+        return out
     return s + (1.0 - s) / k + c * np.log2(k)
 
 

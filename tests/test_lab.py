@@ -119,7 +119,13 @@ def page(lab):
         pg.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
         pg.wait_for_function(f"document.querySelectorAll('.jp-Notebook .jp-Cell').length >= {len(nb.cells)}",
                              timeout=30_000)
-        pg.wait_for_selector("aside.myst-exercise", timeout=30_000)    # jupyterlab-myst has rendered
+        # jupyterlab-myst renders the markdown cells one after another (slower on a busy machine): wait for
+        # every exercise box and every solution drop-down of the notebook
+        exercises = sum("{exercise}" in c.source for c in nb.cells if c.cell_type == "markdown")
+        solutions = sum("{solution-start}" in c.source for c in nb.cells if c.cell_type == "markdown")
+        pg.wait_for_function(f"document.querySelectorAll('aside.myst-exercise').length >= {exercises} && "
+                             f"document.querySelectorAll('details.myst-exercise').length >= {solutions}",
+                             timeout=60_000)
         try:                                  # the server offers no kernel: dismiss the kernel chooser
             pg.wait_for_selector(".jp-Dialog", timeout=3_000)
             pg.keyboard.press("Escape")
