@@ -44,11 +44,11 @@ def _k_s_c(k, s, c):
 
 def _strong(k, s, c):
     if type(k) is np.ndarray and k.ndim and type(s) is float and type(c) is float:
-        out = np.log2(k)                       # one array for the result: no temporaries beyond one
-        out *= c
-        share = np.divide(1.0 - s, k)
-        out += share
-        out += s
+        out = np.divide(1.0 - s, k)            # one array for the result and one temporary; the sums
+        out += s                               # in the order of the expression below, so every result
+        comm = np.log2(k)                      # is the same to the last bit (a seed table prints
+        comm *= c                              # T(8) = 0.19875, rounded at its fourth decimal)
+        out += comm
         return out
     return s + (1.0 - s) / k + c * np.log2(k)
 

@@ -318,3 +318,13 @@ def test_bigger_models_reach_the_cap_at_more_gpus_until_they_need_pipeline_stage
 def test_layout_refuses_non_power_of_two_clusters():
     with pytest.raises(ValueError, match="n_gpus must be a power of two"):
         sl.parallel_layout(24, 1e9, 1e6, 1e6)
+
+
+def test_strong_time_arrays_match_scalars_to_the_last_bit():
+    """The array path (computed in place) adds in the order of the formula: every element equals the scalar
+    result exactly, so tables rounded at a tie (the seed table's T(8) = 0.19875) print the same digits."""
+    ks = np.unique(np.geomspace(1, 2**20, 400).round())
+    for s, c in ((0.05, 0.01), (0.0, 0.0), (1.0, 0.5), (0.2, 1e-3)):
+        array = sl.strong_time(ks, s, c)
+        assert all(array[i] == sl.strong_time(int(k), s, c) for i, k in enumerate(ks))
+        assert np.array_equal(array, sl.strong_time(ks.astype(np.int64), s, c))
