@@ -26,6 +26,7 @@ page carries every frame), :data:`MAX_FRAMES` by default.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import html
@@ -282,25 +283,28 @@ def _draw_frame(draw, values, width, height, dpi, narrow=False) -> dict:
     return frame
 
 
-def _draw_only(draw, values, width, height) -> None:
-    """Draw one position into a figure and drop it: what rendering would do first, without the rendering."""
+@contextlib.contextmanager
+def _drawn(draw, values, width, height):
+    """A figure in the house style with one position drawn on it, closed on leaving."""
     with house_style():
         fig = plt.figure(figsize=(width, height), layout="constrained")
         try:
             draw(fig, **values)
+            yield fig
         finally:
             plt.close(fig)
+
+
+def _draw_only(draw, values, width, height) -> None:
+    """Draw one position and drop it: what rendering would do first, without the rendering."""
+    with _drawn(draw, values, width, height):
+        pass
 
 
 def _render_frame(draw, values, width, height, narrow) -> dict:
-    with house_style():
-        fig = plt.figure(figsize=(width, height), layout="constrained")
-        try:
-            draw(fig, **values)
-            wide, small = render_svg(fig, narrow=narrow, inline_styles=False,
-                                     id_suffix=_frame_id(draw, values, width, height))
-        finally:
-            plt.close(fig)
+    with _drawn(draw, values, width, height) as fig:
+        wide, small = render_svg(fig, narrow=narrow, inline_styles=False,
+                                 id_suffix=_frame_id(draw, values, width, height))
     return {"wide": asdict(wide), "narrow": asdict(small) if small is not None else None}
 
 
@@ -500,10 +504,14 @@ def slider_figure(draw, params, *, alt, width=6.4, height=3.2, dpi=80, max_frame
     frames = {}
     only_first = os.environ.get(FRAMES_ENV) == "first"
     for values in combos:
-        if only_first and values != combos[0]:
+        key = tuple(values.values())
+        if values == combos[0] and (narrow or only_first):
+            frames[key] = first
+        elif only_first:                       # drawn, so a position that fails still fails; shown as the first
             _draw_only(draw, values, width, height)
-        frames[tuple(values.values())] = (first if (narrow and values == combos[0]) or only_first
-                                          else _draw_frame(draw, values, width, height, dpi, narrow))
+            frames[key] = first
+        else:
+            frames[key] = _draw_frame(draw, values, width, height, dpi, narrow)
     if narrow and sum(map(_frame_bytes, frames.values())) > STATE_BUDGET:   # the estimate was short: no phone layout
         frames = {key: {**frame, "narrow": None} for key, frame in frames.items()}
     if not narrow:

@@ -144,12 +144,13 @@ class ScalingLab:
         lines = []
         if self.cpus is not None:
             lines.append(f"this machine: {self.cpus.describe()}")
-        lines.append(f"K_cpu = {self.k_cpu}: the fits use K <= {self.k_fit}; larger K are marked 'over' "
-                     f"(oversubscribed) and compared with min(K, {self.k_cpu})")
         if self.k_fit < self.k_cpu:
-            lines[-1] = (f"K_cpu = {self.k_cpu} SMT threads on {self.k_fit} cores: the fits use K <= {self.k_fit}; "
+            lines.append(f"K_cpu = {self.k_cpu} SMT threads on {self.k_fit} cores: the fits use K <= {self.k_fit}; "
                          f"K up to {self.k_cpu} are marked 'smt' (ranks share cores), larger K 'over' "
                          f"(oversubscribed), compared with min(K, {self.k_cpu})")
+        else:
+            lines.append(f"K_cpu = {self.k_cpu}: the fits use K <= {self.k_fit}; larger K are marked 'over' "
+                         f"(oversubscribed) and compared with min(K, {self.k_cpu})")
         what = (f"{self.size}x{self.size} float64 matrix multiplies" if self.kernel == "matmul"
                 else f"adds of {self.size:,}-element float64 vectors")
         lines.append(f"kernel: {what}, {self.per_unit * 1e3:.3f} ms each on one rank; strong: {self.strong_units:,} "
