@@ -13,15 +13,18 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 READY  := $(VENV)/.ready
 export SCALINGLIB_FRAME_CACHE := $(CURDIR)/_build/frame-cache
+# Python may cache compiled code here (some machines set PYTHONDONTWRITEBYTECODE): otherwise pytest rewrites
+# and compiles every test module afresh in each of its processes, about 3 s each time.
+unexport PYTHONDONTWRITEBYTECODE
 # Stages of `make test` that run at once (they are independent; see test-stages below).
 TEST_JOBS ?= 4
 # Hypothesis profile of the property tests (tests/conftest.py): ci (the default) or thorough.
 export HYPOTHESIS_PROFILE ?= ci
 
-.PHONY: book test test-stages test-site bench lab notebooks vendor browser lint unit nbval site-build site-build-stored \
+.PHONY: book test test-stages test-site bench lab notebooks vendor browser lint unit unit-a unit-b nbval site-build site-build-stored \
         site-test student student-test lab-test grade freeze clean
 
-$(READY): requirements.txt pyproject.toml tools/setup_venv.sh
+$(READY): requirements.txt pyproject.toml tools/setup_venv.sh tools/lazy_rfc3987.py
 	@echo "== setup: creating $(VENV) and installing the pinned requirements (Python 3.11 or newer) =="
 	@bash tools/setup_venv.sh "$(PYTHON)" "$(VENV)"
 
@@ -48,17 +51,35 @@ lint: $(READY)
 	$(BIN)/ruff check scalinglib tests tools book/_ext; \
 	echo "== lint: passed in $${SECONDS} s =="
 
-unit: $(READY)
-	@SECONDS=0; echo "== unit: library tests, property tests (hypothesis profile $(HYPOTHESIS_PROFILE)) and doctests =="; \
-	$(BIN)/python -m pytest -q -p no:cacheprovider scalinglib tests --doctest-modules -m "not site" -n 2 \
-		--ignore=tests/test_student.py --ignore=tests/test_lab.py --durations=5; \
-	echo "== unit: passed in $${SECONDS} s =="
+# The library's tests in two halves that run side by side in `make test` (each a plain pytest, no xdist:
+# a worker would collect every module again, and xdist's per-test traffic costs more than these tests).
+# The first half holds the tests that mostly wait (kernels graded, MPI jobs timed out) with some that
+# compute; the second, everything else and the doctests.
+UNIT_A := tests/test_grade.py tests/test_labs.py tests/test_figures.py tests/test_probe.py \
+          tests/test_claims_3_1.py tests/test_roofline.py tests/test_widgets.py
+UNIT_PYTEST = $(BIN)/python -m pytest -q -p no:cacheprovider -m "not site" --durations=3
+
+unit-a: $(READY)
+	@SECONDS=0; echo "== unit (1 of 2): grading, the MPI labs, probes, figures and sliders (hypothesis profile $(HYPOTHESIS_PROFILE)) =="; \
+	$(UNIT_PYTEST) $(UNIT_A); \
+	echo "== unit (1 of 2): passed in $${SECONDS} s =="
+
+unit-b: $(READY)
+	@SECONDS=0; echo "== unit (2 of 2): the other library and property tests (hypothesis profile $(HYPOTHESIS_PROFILE)) and the doctests =="; \
+	$(UNIT_PYTEST) scalinglib tests --doctest-modules --ignore=tests/test_student.py --ignore=tests/test_lab.py \
+		$(addprefix --ignore=,$(UNIT_A)); \
+	echo "== unit (2 of 2): passed in $${SECONDS} s =="
+
+unit: unit-a unit-b
 
 # Slider cells are tagged nbval-ignore-output and every position of their drawing functions is drawn by
 # the unit tests: here each slider draws its first frame only (SCALINGLIB_SLIDER_FRAMES, scalinglib/widgets.py).
+# The cells that measure this machine are tagged too: here the MPI labs run two short repeats
+# (SCALINGLIB_MEASURE, scalinglib/labs/run.py); the unit tests run them in full.
 nbval: $(READY)
 	@SECONDS=0; echo "== nbval: every notebook re-run and compared with its stored outputs =="; \
-	SCALINGLIB_SLIDER_FRAMES=first $(BIN)/python -m pytest -q -p no:cacheprovider --nbval book/ -n 2 --dist loadscope \
+	SCALINGLIB_SLIDER_FRAMES=first SCALINGLIB_MEASURE=quick \
+	$(BIN)/python -m pytest -q -p no:cacheprovider --nbval book/ -n 2 --dist loadscope \
 		--nbval-sanitize-with tools/nbval-sanitize.cfg; \
 	echo "== nbval: passed in $${SECONDS} s =="
 
@@ -112,7 +133,7 @@ grade: $(READY)
 # Independent stages run side by side (the machine's cores are busy while one stage waits on a
 # browser or runs one process); -k: every stage reports even when another fails. Add a new stage
 # to this list (and its own target) to run it with the others.
-test-stages: lint unit nbval test-site student-test lab-test
+test-stages: test-site unit-a unit-b nbval lint student-test lab-test
 
 test: $(READY)
 	@SECONDS=0; echo "== test: lint, unit, nbval, site, student and lab stages, $(TEST_JOBS) at a time; each stage's output appears when it ends =="; \

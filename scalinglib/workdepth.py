@@ -99,21 +99,26 @@ def _cost(dag, node) -> float:
     return dag.nodes[node].get(COST, 1.0)
 
 
-def _check_dag(dag) -> None:
+def _check_dag(dag) -> tuple[list, dict]:
+    """Refuse what is not a DAG of costed operations; return its topological order and every node's cost."""
     if not isinstance(dag, nx.DiGraph) or dag.is_multigraph():
         raise TypeError(f"dag must be a networkx.DiGraph; got {type(dag).__name__}")
     if dag.number_of_nodes() == 0:
         raise ValueError("dag must have at least one node")
-    if not nx.is_directed_acyclic_graph(dag):
-        cycle = nx.find_cycle(dag)
-        raise ValueError(f"dag must be acyclic; it has the cycle {cycle}")
+    try:
+        order = list(nx.topological_sort(dag))
+    except nx.NetworkXUnfeasible:
+        raise ValueError(f"dag must be acyclic; it has the cycle {nx.find_cycle(dag)}") from None
+    costs = {}
     for node, cost in dag.nodes(data=COST, default=1.0):
         if isinstance(cost, bool) or not isinstance(cost, numbers.Real) or not math.isfinite(cost) or cost < 0:
             raise ValueError(f"the cost of node {node!r} must be a finite number >= 0; got {cost!r}")
-    if not any(_cost(dag, v) > 0 for v in dag):
+        costs[node] = cost
+    if not any(c > 0 for c in costs.values()):
         raise ValueError("dag must have some work: every node costs 0")
-    if not math.isfinite(math.fsum(_cost(dag, v) for v in dag)):
+    if not math.isfinite(math.fsum(costs.values())):
         raise ValueError("dag's costs add up to more than a float holds (beyond 1.8e308)")
+    return order, costs
 
 
 # ---------------------------------------------------------------------------------------------
@@ -140,8 +145,8 @@ def work(dag) -> float:
     >>> work(reduction_tree_dag(8))
     7.0
     """
-    _check_dag(dag)
-    return float(sum(_cost(dag, v) for v in dag))
+    _, costs = _check_dag(dag)
+    return float(sum(costs.values()))
 
 
 def _source_weighted(dag):
@@ -202,9 +207,13 @@ def depth(dag) -> float:
     >>> depth(reduction_tree_dag(8)), depth(sequential_sum_dag(8))
     (3.0, 7.0)
     """
-    _check_dag(dag)
-    weighted, _ = _source_weighted(dag)
-    return float(nx.dag_longest_path_length(weighted, weight="weight"))
+    order, costs = _check_dag(dag)
+    # the costliest chain ending at each node, summed from the chain's start (as a path's length is)
+    finish: dict = {}
+    pred = dag.pred
+    for v in order:
+        finish[v] = max((finish[u] for u in pred[v]), default=0.0) + costs[v]
+    return float(max(finish.values()))
 
 
 @public
@@ -304,6 +313,14 @@ class Task:
         if finish < start:
             raise ValueError(f"finish must be >= start; got start {start:g}, finish {finish:g}")
 
+    @classmethod
+    def _placed(cls, node, processor: int, start: float, finish: float) -> Task:
+        """A task the scheduler placed: its fields hold by construction (a checked DAG's node, a
+        processor below k, finish = start + a checked cost), so the checks above are skipped."""
+        task = object.__new__(cls)
+        task.__dict__.update(node=node, processor=processor, start=start, finish=finish)
+        return task
+
 
 @dataclass(frozen=True)
 class Schedule:
@@ -361,18 +378,19 @@ class Schedule:
         return self.idle / self.busy
 
 
-def _bottom_levels(dag, order) -> dict:
+def _bottom_levels(dag, order, costs) -> dict:
     """For every node, the cost of the costliest chain from it to the end, itself included."""
     level = {}
+    succ = dag.succ
     for v in reversed(order):
-        level[v] = _cost(dag, v) + max((level[w] for w in dag.successors(v)), default=0.0)
+        level[v] = costs[v] + max((level[w] for w in succ[v]), default=0.0)
     return level
 
 
 PRIORITIES = ("critical-path", "fifo")
 
 
-@public
+@public(checked=False)   # a Schedule checks its own tasks and makespan when it is made
 def greedy_schedule(dag, k, *, priority="critical-path", pinned=False) -> Schedule:
     """Schedule a DAG on K identical processors (parameter ``k``) with a greedy list scheduler.
 
@@ -420,51 +438,54 @@ def greedy_schedule(dag, k, *, priority="critical-path", pinned=False) -> Schedu
     >>> greedy_schedule(reduction_tree_dag(8), 10**9).makespan   # processors past the nodes idle
     3.0
     """
-    _check_dag(dag)
+    order, costs = _check_dag(dag)
     procs = single_whole("k", k)
     priority = check_choice("priority", priority, PRIORITIES)
     pinned = check_flag("pinned", pinned)
-    order = list(nx.topological_sort(dag))
     index = {v: i for i, v in enumerate(order)}
-    if priority == "critical-path":
-        bottom = _bottom_levels(dag, order)
+    # everything below works on positions in the topological order: i stands for node order[i]
+    cost = [costs[v] for v in order]
+    after = [[index[w] for w in nbrs] for nbrs in (dag.succ[v] for v in order)]
+    waiting = [dag.in_degree(v) for v in order]
+    if priority == "critical-path":   # the costliest chain from the operation to the end goes first
+        bottom = _bottom_levels(dag, order, costs)
+        rank = [-bottom[v] for v in order]
 
-        def key(v, t):
-            return (-bottom[v], index[v])
-    else:
-        def key(v, t):
-            return (t, index[v])
+        def key(i, t):
+            return (rank[i], i)
+    else:                             # the operation that became ready first goes first
+        def key(i, t):
+            return (t, i)
 
-    home = {}
+    home = [None] * len(order)
     if pinned:
-        for v in order:
+        for i, v in enumerate(order):
             proc = dag.nodes[v].get("processor")
             if isinstance(proc, bool) or not isinstance(proc, numbers.Integral) or not 0 <= proc < procs:
                 raise ValueError(f"pinned scheduling needs every node's 'processor' in 0 ... {procs - 1}; "
                                  f"node {v!r} has {proc!r}")
-            home[v] = int(proc)
+            home[i] = int(proc)
 
-    waiting = {v: dag.in_degree(v) for v in order}
     ready: dict[int | None, list] = {}
 
-    def make_ready(v, t):
-        heapq.heappush(ready.setdefault(home.get(v), []), (key(v, t), index[v]))
+    def make_ready(i, t):
+        heapq.heappush(ready.setdefault(home[i], []), (key(i, t), i))
 
-    for v in order:
-        if waiting[v] == 0:
-            make_ready(v, 0.0)
+    for i, n_in in enumerate(waiting):
+        if n_in == 0:
+            make_ready(i, 0.0)
     # free processors as a heap, lowest number first; at most one per node can ever be busy, so a
     # huge k costs nothing, and a processor no pinned node names never works
-    free = sorted(set(home.values())) if pinned else list(range(min(procs, dag.number_of_nodes())))
+    free = sorted(set(home)) if pinned else list(range(min(procs, len(order))))
     running: list = []
     tasks: list[Task] = []
+    placed = Task._placed
     now = 0.0
 
     def start(proc, queue):
         _, i = heapq.heappop(queue)
-        v = order[i]
-        finish = now + _cost(dag, v)
-        tasks.append(Task(v, proc, now, finish))
+        finish = now + cost[i]
+        tasks.append(placed(order[i], proc, now, finish))
         heapq.heappush(running, (finish, proc, i))
 
     while True:
@@ -488,10 +509,10 @@ def greedy_schedule(dag, k, *, priority="critical-path", pinned=False) -> Schedu
         while running and running[0][0] <= now:
             _, proc, i = heapq.heappop(running)
             heapq.heappush(free, proc)
-            for w in dag.successors(order[i]):
-                waiting[w] -= 1
-                if waiting[w] == 0:
-                    make_ready(w, now)
+            for j in after[i]:
+                waiting[j] -= 1
+                if waiting[j] == 0:
+                    make_ready(j, now)
     return Schedule(procs, tuple(tasks))
 
 

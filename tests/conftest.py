@@ -68,7 +68,6 @@ def opened(browser, site_url):
     def get(name):
         if name not in pages:
             pages[name] = site_pages.open_page(browser, site_url, name)
-            pages[name][0].wait_for_timeout(500)   # let MathJax and the widget manager finish
         return pages[name]
 
     yield get

@@ -70,7 +70,7 @@ class PageWatch:
         if response.status >= 400:
             self.failed.append(f"{response.status}: {response.url}")
         try:
-            self.bytes += len(response.body())
+            self.bytes += int(response.headers.get("content-length") or 0)
         except Exception:  # redirects and aborted requests have no body
             pass
 
@@ -79,10 +79,47 @@ class PageWatch:
             self.errors.append(f"console: {message.text}")
 
 
+# Ready to read: MathJax has typeset the page (its startup promise), the fonts are in, every saved widget
+# view is drawn and every image has arrived. Awaited inside the page, so no fixed pause is spent.
+READY_JS = """async () => {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
+  await document.fonts.ready;
+  const views = () => document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length;
+  const drawn = () => [...document.querySelectorAll('.widget-subarea')].filter(el => el.children.length).length;
+  const start = performance.now();
+  while (performance.now() - start < 20000) {
+    if (drawn() >= views() && [...document.images].every(img => img.complete)) return true;
+    await new Promise(r => requestAnimationFrame(r));
+  }
+  return false;
+}"""
+
+# After a resize or a theme switch: two painted frames, then until the images chosen afresh have arrived and
+# every finite CSS transition or animation (the sidebar sliding away, for one) has ended.
+SETTLE_JS = """async () => {
+  const frame = () => new Promise(r => requestAnimationFrame(r));
+  await frame(); await frame();
+  const moving = () => document.getAnimations().some(a => a.playState === 'running' &&
+                                                          a.effect.getTiming().iterations !== Infinity);
+  const start = performance.now();
+  while ((moving() || ![...document.images].every(img => img.complete)) && performance.now() - start < 5000)
+    await frame();
+}"""
+
+
 def open_page(browser, site_url, name):
-    """A new tab at a laptop's 1280x900 with ``name`` loaded and the network quiet; returns (page, watch)."""
+    """A new tab at a laptop's 1280x900 with ``name`` loaded and ready to read (``READY_JS``); returns
+    (page, watch)."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     watch = PageWatch(page, site_url)
     page.goto(f"{site_url}/{name}", wait_until="load")
-    page.wait_for_load_state("networkidle")
+    for attempt in range(5):
+        try:
+            page.evaluate(READY_JS)
+            break
+        except Exception as exc:       # the page sent the browser on (index.html does): wait for the next
+            if "context was destroyed" not in str(exc) or attempt == 4:
+                raise
+            page.wait_for_timeout(50)
+            page.wait_for_load_state("load")
     return page, watch

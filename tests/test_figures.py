@@ -122,9 +122,11 @@ def _overlaps(a, b):
     return both is not None and both.width > 0 and both.height > 0
 
 
-def _legend_clear_of(ax, fig):
-    """No text annotation and no data marker of ax lies inside its legend (in display coordinates)."""
-    fig.canvas.draw()
+def _legend_clear_of(ax, fig, *, laid_out=False):
+    """No text annotation and no data marker of ax lies inside its legend (in display coordinates).
+    The figure is laid out as when it is drawn, without painting pixels (unless ``laid_out`` already)."""
+    if not laid_out:
+        fig.draw_without_rendering()
     legend = ax.get_legend().get_window_extent()
     for text in ax.texts:
         assert not _overlaps(text.get_window_extent(), legend), text.get_text()
@@ -153,8 +155,10 @@ def test_cluster_efficiency_labels_clear_of_the_legend(n_params, global_batch, c
 def test_strong_and_weak_legends_clear_of_the_curves(s, c, height):
     figure = plt.figure(figsize=(8.0, height), layout="constrained")
     try:
-        for ax in s3_3.strong_and_weak(figure, s, c):
-            _legend_clear_of(ax, figure)
+        axes = s3_3.strong_and_weak(figure, s, c)
+        figure.draw_without_rendering()
+        for ax in axes:
+            _legend_clear_of(ax, figure, laid_out=True)
     finally:
         plt.close(figure)
 

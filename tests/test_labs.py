@@ -572,6 +572,42 @@ def test_on_a_cluster_the_defaults_fit_the_slots_and_let_open_mpi_pick_the_netwo
     assert asked[-1][1]["counts"][-1] == 2 * k_cpu and dict(asked[-1][3]["mca"])["btl"] == "self,sm"
 
 
+def test_quick_measurements_cap_the_repeats_and_say_so(monkeypatch):
+    """SCALINGLIB_MEASURE=quick (what make nbval sets) shortens every lab and the summary says the numbers are rough."""
+    from scalinglib.labs import run as run_mod
+    asked = []
+
+    def fake_run_ranks(lab, config, ranks, **options):
+        asked.append(config)
+        raise MPILaunchError("stand-in: nothing runs")
+
+    monkeypatch.setattr(run_mod, "run_ranks", fake_run_ranks)
+    calls = (lambda: labs.scaling(ranks=[1, 2], seconds=0.5, repeats=7),
+             lambda: labs.pingpong(repeats=9, target_seconds=0.01),
+             lambda: labs.allreduce(algorithms=["ring"], ranks=[2], repeats=4))
+    for quick in (False, True):
+        if quick:
+            monkeypatch.setenv(run_mod.MEASURE_ENV, "quick")
+        else:
+            monkeypatch.delenv(run_mod.MEASURE_ENV, raising=False)
+        asked.clear()
+        for call in calls:
+            with pytest.raises(MPILaunchError):
+                call()
+        scaling, pingpong, allreduce = asked
+        if quick:
+            assert (scaling["repeats"], scaling["seconds"]) == (2, 0.02)
+            assert (pingpong["repeats"], pingpong["target"]) == (2, 5e-4)
+            assert (allreduce["repeats"], allreduce["target"]) == (2, 5e-4)
+        else:
+            assert (scaling["repeats"], scaling["seconds"]) == (7, 0.5)
+            assert (pingpong["repeats"], pingpong["target"]) == (9, 0.01)
+            assert (allreduce["repeats"], allreduce["target"]) == (4, 0.002)
+    notes = []
+    assert run_mod._quick(notes, repeats=1, seconds=0.01) == (1, 0.01)     # a cap, never a raise
+    assert notes == [run_mod.QUICK_NOTE] and "rough" in notes[0]
+
+
 def test_slurm_allocation_is_read_from_the_environment():
     assert labs.slurm_allocation({"SLURM_JOBID": "5", "SLURM_NNODES": "1", "SLURM_NPROCS": "4(x2)"}) == \
         {"job": "5", "nodes": 1, "tasks": 4}
@@ -643,10 +679,11 @@ def test_a_host_that_never_answers_is_stopped_at_the_start_timeout(tmp_path, mon
 
 
 def test_a_job_that_runs_too_long_is_stopped():
+    # two ranks that would compute for about 15 s, stopped after 1.5 (starting up is part of the time)
     start = time.perf_counter()
-    with pytest.raises(MPILaunchError, match="did not finish within 4 s"):
-        labs.scaling(ranks=[1, 2], seconds=2.0, repeats=3, timeout=4)
-    assert time.perf_counter() - start < 20
+    with pytest.raises(MPILaunchError, match="did not finish within 1.5 s"):
+        labs.scaling(ranks=[1, 2], seconds=2.0, repeats=3, timeout=1.5)
+    assert time.perf_counter() - start < 15
 
 
 # --- real two-rank runs (a few seconds each; sanity, not speed) --------------------------------------------

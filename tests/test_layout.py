@@ -10,14 +10,14 @@ For every page and each of the four settings:
   drawn by ``scalinglib.plots.figure_html`` from the image's natural size, its shown size and the
   font size it was drawn with (``data-font-px``); for slider frames (SVG in the page) from the
   font size of each text element times the SVG's scale;
-* in dark mode, the background of every figure and control panel is close to the page's (a
-  contrast ratio of at most ``MAX_DARK_CONTRAST``): no light blocks on a dark page.
+* in dark mode, the background of every figure and control panel, as painted, is close to the page's
+  (a contrast ratio of at most ``MAX_DARK_CONTRAST``): no light blocks on a dark page.
 
 Each page is the tab that tests/test_site.py opened (``opened`` in conftest.py: a page is loaded once
-for every check of it); the four settings are reached by resizing the tab and switching the theme. Full-page screenshots of each page go to
-``_build/screens/`` (a reviewer can look without a browser): the phone in light mode and the laptop
-in dark mode by default, all four settings with ``LAYOUT_SCREENS=all``. The widest element of each
-page, the text sizes and the contrasts go to ``_build/layout-report.json``.
+for every check of it); the four settings are reached by resizing the tab and switching the theme.
+A full-page screenshot of each page at the phone's width in light mode goes to ``_build/screens/`` (a
+reviewer can look without a browser); ``LAYOUT_SCREENS=all`` takes all four settings. The widest
+element of each page, the text sizes and the contrasts go to ``_build/layout-report.json``.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ import json
 import os
 
 import pytest
-from site_pages import ROOT, book_pages
+from PIL import Image
+from site_pages import ROOT, SETTLE_JS, book_pages
 
 pytestmark = pytest.mark.site
 
@@ -39,11 +40,11 @@ SCHEMES = ("light", "dark")
 MIN_TEXT_PX = 10.0
 #: Largest contrast ratio between a figure's or a control panel's background and a dark page.
 MAX_DARK_CONTRAST = 1.6
-#: Full-page screenshots taken (each costs about a second): a phone in light mode and a laptop in dark mode
-#: show both sizes and both themes; ``LAYOUT_SCREENS=all`` takes all four. The dark-mode backgrounds are
-#: read from the dark screenshots.
-SCREENSHOTS = ({(size, scheme) for size in SIZES for scheme in ("light", "dark")}
-               if os.environ.get("LAYOUT_SCREENS") == "all" else {("phone", "light"), ("laptop", "dark")})
+#: Full-page screenshots taken for a reviewer (each costs up to two seconds on a long page): a phone in
+#: light mode by default, all four settings with ``LAYOUT_SCREENS=all``. The dark-mode backgrounds are read
+#: from small captures of each block (``_painted_background``), not from these.
+SCREENSHOTS = ({(size, scheme) for size in SIZES for scheme in SCHEMES}
+               if os.environ.get("LAYOUT_SCREENS") == "all" else {("phone", "light")})
 
 
 PAGES = book_pages()
@@ -58,17 +59,22 @@ MEASURE_JS = """(minPx) => {
   const visible = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
   // Inside a box that scrolls sideways and itself fits the window: allowed past the edge. A box that
   // merely clips (overflow hidden) does not count: what it hides is cut off, not reachable.
-  const contained = (el) => {
-    if (el.closest('mjx-assistive-mml')) return true;   // MathJax's copy for screen readers: clipped to nothing
-    for (let p = el.parentElement; p && p !== document.documentElement; p = p.parentElement) {
-      const ox = getComputedStyle(p).overflowX;
-      if (ox === 'auto' || ox === 'scroll') {
-        const b = p.getBoundingClientRect();
-        if (b.right <= vw + 1 && b.left >= -1) return true;
-      }
+  const boxed = new Map();   // element -> it, or an ancestor, is such a box (each element's style read once)
+  const inBox = (p) => {
+    if (!p || p === document.documentElement) return false;
+    if (boxed.has(p)) return boxed.get(p);
+    const ox = getComputedStyle(p).overflowX;
+    let fits = false;
+    if (ox === 'auto' || ox === 'scroll') {
+      const b = p.getBoundingClientRect();
+      fits = b.right <= vw + 1 && b.left >= -1;
     }
-    return false;
+    const answer = fits || inBox(p.parentElement);
+    boxed.set(p, answer);
+    return answer;
   };
+  const contained = (el) => el.closest('mjx-assistive-mml') !== null   // MathJax's screen-reader copy: clipped to nothing
+                            || inBox(el.parentElement);
   const describe = (el) => {
     const cls = (typeof el.className === 'string' ? el.className : (el.className.baseVal || '')).trim();
     return el.tagName.toLowerCase() + (cls ? '.' + cls.split(/\\s+/).slice(0, 3).join('.') : '');
@@ -119,13 +125,9 @@ MEASURE_JS = """(minPx) => {
           texts, unmeasured, blocks, bg, theme: document.documentElement.dataset.theme};
 }"""
 
-WIDGETS_DRAWN_JS = """() => {
-  const views = document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length;
-  const drawn = [...document.querySelectorAll('.widget-subarea')].filter(el => el.children.length).length;
-  const imgs = [...document.images].every(img => img.complete);
-  return drawn >= views && imgs && (!window.MathJax || !document.querySelector('.math') ||
-                                    document.querySelectorAll('mjx-container').length > 0);
-}"""
+# The theme fades colours and slides its sidebars; what is measured is where they come to rest, so the
+# transitions are switched off while a page is measured (and the settling wait is two painted frames).
+STILL_CSS = "*, *::before, *::after { transition: none !important; animation: none !important; }"
 
 SET_THEME_JS = """(scheme) => { document.documentElement.dataset.theme = scheme;
                                document.documentElement.dataset.mode = scheme; }"""
@@ -153,15 +155,18 @@ def _css_rgb(text: str) -> tuple:
     return tuple(int(float(p)) for p in parts[:3])
 
 
-def _background(image, block):
-    """The colour just inside a block's top-left corner in a full-page screenshot, as painted (filters
-    included): its background. The most common colour of an 8 x 8 patch, so JPEG noise does not matter."""
-    if block["w"] < 16 or block["h"] < 16:
+def _painted_background(page, block, viewport):
+    """The colour just inside a block's top-left corner as the browser paints it (filters included): its
+    background. The block is scrolled to a third of the way down the window (clear of the sticky header)
+    and an 8 x 8 patch is captured; its most common colour, so antialiasing does not matter."""
+    if block["w"] < 16 or block["h"] < 16 or block["x"] + 11 > viewport["width"]:
         return None
-    x, y = int(block["x"]) + 3, int(block["y"]) + 3
-    if x + 8 > image.width or y + 8 > image.height:
+    scrolled = page.evaluate("(y) => { window.scrollTo(0, y); return window.scrollY; }",
+                             max(0, block["y"] - viewport["height"] // 3))
+    x, y = block["x"] + 3, block["y"] + 3 - scrolled
+    if not 0 <= y <= viewport["height"] - 8:
         return None
-    patch = image.crop((x, y, x + 8, y + 8))
+    patch = Image.open(io.BytesIO(page.screenshot(clip={"x": x, "y": y, "width": 8, "height": 8}))).convert("RGB")
     return max(patch.getcolors(64), key=lambda c: c[0])[1]
 
 
@@ -170,39 +175,35 @@ def _background(image, block):
 
 def _measure(page, name):
     """The four settings of one open page, with its screenshots; returns {(size, scheme): measurements}."""
-    from PIL import Image
-
     out = {}
-    try:
-        page.wait_for_function(WIDGETS_DRAWN_JS, timeout=20000)
-    except Exception:  # measured anyway; the checks below say what is missing
-        pass
+    still = page.add_style_tag(content=STILL_CSS)
     try:
         for size, (w, h) in SIZES.items():
             page.set_viewport_size({"width": w, "height": h})
-            page.wait_for_timeout(150)           # reflow, <picture> sources, image decoding
+            page.evaluate(SETTLE_JS)             # reflow, <picture> sources, image decoding
             for scheme in SCHEMES:
                 page.evaluate(SET_THEME_JS, scheme)
-                page.wait_for_timeout(30)
+                page.evaluate(SETTLE_JS)
                 result = page.evaluate(MEASURE_JS, MIN_TEXT_PX)
                 if (size, scheme) in SCREENSHOTS:
                     shot = page.screenshot(full_page=True, type="jpeg", quality=75)
                     stem = name.rsplit("/", 1)[-1].removesuffix(".html")
                     (SCREENS / f"{stem}-{w}-{scheme}.jpg").write_bytes(shot)
-                    if scheme == "dark":
-                        image = Image.open(io.BytesIO(shot)).convert("RGB")
-                        page_bg = _css_rgb(result["bg"])
-                        result["contrasts"] = []
-                        for block in result["blocks"]:
-                            colour = _background(image, block)
-                            if colour is not None:
-                                result["contrasts"].append({"what": block["what"], "rgb": colour,
-                                                            "ratio": round(contrast(colour, page_bg), 3)})
+                if scheme == "dark":
+                    page_bg = _css_rgb(result["bg"])
+                    result["contrasts"] = []
+                    for block in result["blocks"]:
+                        colour = _painted_background(page, block, {"width": w, "height": h})
+                        if colour is not None:
+                            result["contrasts"].append({"what": block["what"], "rgb": colour,
+                                                        "ratio": round(contrast(colour, page_bg), 3)})
                 result.pop("blocks")
                 out[(size, scheme)] = result
-    finally:                                     # as the other checks left it: a laptop, light
+    finally:                                     # as the other checks left it: a laptop, light, at the top
         page.set_viewport_size(dict(zip(("width", "height"), SIZES["laptop"])))
         page.evaluate(SET_THEME_JS, "light")
+        page.evaluate("window.scrollTo(0, 0)")
+        still.evaluate("el => el.remove()")
     return out
 
 

@@ -356,6 +356,7 @@ def main() -> int:
         shutil.rmtree(CACHE)
     os.environ.setdefault("SCALINGLIB_FRAME_CACHE", str(FRAMES))
     os.environ.pop("SCALINGLIB_SLIDER_FRAMES", None)     # the book shows every frame of every slider
+    os.environ.pop("SCALINGLIB_MEASURE", None)           # and full measurements of this machine
 
     if not args.stored_outputs:
         if execute_missing(args.jobs) != 0:

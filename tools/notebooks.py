@@ -34,6 +34,7 @@ def execute(paths: list[Path]) -> int:
     from nbclient import NotebookClient
 
     os.environ.pop("SCALINGLIB_SLIDER_FRAMES", None)     # stored outputs carry every frame of every slider
+    os.environ.pop("SCALINGLIB_MEASURE", None)           # and full measurements of this machine
 
     failures = 0
     for path in paths:

@@ -64,6 +64,9 @@ fi
 # would otherwise compile numpy, matplotlib and the Jupyter stack from source again, every time.
 site=$("$VENV/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
 "$VENV/bin/python" -m compileall -q -j 0 "$site" >/dev/null 2>&1 || true   # a few shipped files are not Python 3.11
+# jsonschema's IRI grammar is built on first use, not at every import (tools/lazy_rfc3987.py says why)
+cp "$(dirname "$0")/lazy_rfc3987.py" "$site/_scalinglib_lazy_rfc3987.py"
+echo "import _scalinglib_lazy_rfc3987" > "$site/_scalinglib_lazy_rfc3987.pth"
 "$VENV/bin/python" -c "import scalinglib, myst_nb, nbval, playwright"
 touch "$VENV/.ready"
 say "$VENV is ready ($("$VENV/bin/python" --version), scalinglib installed in editable mode)"

@@ -126,6 +126,21 @@ def _launch_options(hostfile, launcher, mpiexec, mpiexec_args, start_timeout, ti
             "timeout": single(check_positive, "timeout", timeout)}
 
 
+#: Set to ``quick`` (``make nbval`` does) to cap every lab at two repeats of short batches: the same
+#: code runs end to end in a fraction of the time, and the numbers it prints are rough. The summary says so.
+MEASURE_ENV = "SCALINGLIB_MEASURE"
+QUICK = {"repeats": 2, "seconds": 0.02, "target": 5e-4}
+QUICK_NOTE = f"a quick run ({MEASURE_ENV}=quick): two short repeats, so every number here is rough"
+
+
+def _quick(notes: list[str], **values):
+    """``values`` as given, or capped at :data:`QUICK` when the environment asks for quick measurements."""
+    if os.environ.get(MEASURE_ENV) != "quick":
+        return tuple(values.values())
+    notes.append(QUICK_NOTE)
+    return tuple(type(v)(min(v, QUICK[k])) for k, v in values.items())
+
+
 def _bounded(name, value, low, high, kind=float):
     number = single_whole(name, value) if kind is int else single(check_positive, name, value)
     if not low <= number <= high:
@@ -184,6 +199,7 @@ def scaling(ranks=None, *, seconds=0.1, repeats=5, kernel="matmul", size=None, k
     kernel = check_choice("kernel", kernel, ("matmul", "add"))
     size = _KERNEL_SIZE[kernel] if size is None else _bounded("size", size, 1, 2**26 if kernel == "add" else 4096, int)
     options = _launch_options(hostfile, launcher, mpiexec, mpiexec_args, start_timeout, timeout)
+    repeats, seconds = _quick(notes, repeats=repeats, seconds=seconds)
     config = {"counts": ks, "repeats": repeats, "seconds": seconds, "k_cpu": c, "kernel": kernel, "size": size}
     transport = _transport(transport, hostfile)
     notes += _transport_notes(transport)
@@ -243,8 +259,9 @@ def pingpong(*, transport=None, sizes=None, repeats=5, target_seconds=0.002, hos
     repeats = _bounded("repeats", repeats, 1, 100, int)
     target = _bounded("target_seconds", target_seconds, 1e-4, 1.0)
     options = _launch_options(hostfile, launcher, mpiexec, mpiexec_args, start_timeout, timeout)
-    config = {"sizes": values, "repeats": repeats, "target": target, "min_ranks": 2}
     notes = _transport_notes(transport) + (busy_note(cpu_info().usable) if _local(hostfile) else [])
+    repeats, target = _quick(notes, repeats=repeats, target=target)
+    config = {"sizes": values, "repeats": repeats, "target": target, "min_ranks": 2}
     out, launch = run_ranks("pingpong", config, 2, mca=TRANSPORTS[transport], **options)
     return PingPongLab(transport=transport, nbytes=np.array(values, dtype=float),
                        seconds=np.array(out["seconds"]).T, rounds=np.array(out["rounds"]),
@@ -311,6 +328,7 @@ def allreduce(*, algorithms=DEFAULT_ALGORITHMS, ranks=None, sizes=None, repeats=
     if max(ks) > c:
         notes.append(f"K = {max(ks)} is more ranks than the {c} usable CPUs: ranks wait for a CPU between messages, "
                      "which 3.8's model does not describe")
+    repeats, target = _quick(notes, repeats=repeats, target=target)
     config = {"sizes": values, "counts": ks, "repeats": repeats, "target": target, "gamma_bytes": 2**20}
     if _local(hostfile):
         notes += busy_note(c)
