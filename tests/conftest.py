@@ -60,7 +60,8 @@ def browser():
 @pytest.fixture(scope="session")
 def opened(browser, site_url):
     """``opened(name)`` gives ``(page, watch)`` for a page of the site, loading it the first time only; the
-    checks that move its sliders or resize it run after those that read it as loaded."""
+    checks that move its sliders or resize it run after those that read it as loaded, and
+    ``opened.close(name)`` closes it after its last check."""
     import site_pages
 
     pages = {}
@@ -70,6 +71,12 @@ def opened(browser, site_url):
             pages[name] = site_pages.open_page(browser, site_url, name)
         return pages[name]
 
+    def close(name):
+        """Close a page's tab when no later check reads it (an open tab keeps costing a little CPU)."""
+        if name in pages:
+            pages.pop(name)[0].close()
+
+    get.close = close
     yield get
     for page, _ in pages.values():
         page.close()

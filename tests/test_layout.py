@@ -155,62 +155,76 @@ def _css_rgb(text: str) -> tuple:
     return tuple(int(float(p)) for p in parts[:3])
 
 
-def _painted_background(page, block, viewport):
-    """The colour just inside a block's top-left corner as the browser paints it (filters included): its
-    background. The block is scrolled to a third of the way down the window (clear of the sticky header)
-    and an 8 x 8 patch is captured; its most common colour, so antialiasing does not matter."""
-    if block["w"] < 16 or block["h"] < 16 or block["x"] + 11 > viewport["width"]:
-        return None
-    scrolled = page.evaluate("(y) => { window.scrollTo(0, y); return window.scrollY; }",
-                             max(0, block["y"] - viewport["height"] // 3))
-    x, y = block["x"] + 3, block["y"] + 3 - scrolled
-    if not 0 <= y <= viewport["height"] - 8:
-        return None
-    patch = Image.open(io.BytesIO(page.screenshot(clip={"x": x, "y": y, "width": 8, "height": 8}))).convert("RGB")
-    return max(patch.getcolors(64), key=lambda c: c[0])[1]
+def _painted_backgrounds(page, blocks, viewport):
+    """The colour just inside each block's top-left corner as the browser paints it (filters included):
+    its background, the most common colour of an 8 x 8 patch there (antialiasing does not matter), or
+    None for a block too small to tell or out of reach (inside a box scrolled sideways).
+
+    The page is scrolled so that a block's corner sits a third of the way down the window (clear of the
+    sticky header), and the band from there to the window's bottom is captured once: the corners of the
+    blocks below it in that band (a slider's panel, controls and frame) are read from the same capture.
+    """
+    colours = [None] * len(blocks)
+    band, top, bottom = None, 0, -1
+    for i in sorted(range(len(blocks)), key=lambda j: blocks[j]["y"]):
+        block = blocks[i]
+        if block["w"] < 16 or block["h"] < 16 or block["x"] + 11 > viewport["width"]:
+            continue
+        x, y = int(block["x"]) + 3, int(block["y"]) + 3
+        if not top <= y <= bottom - 8:
+            scrolled = page.evaluate("(y) => { window.scrollTo(0, y); return window.scrollY; }",
+                                     max(0, int(block["y"]) - viewport["height"] // 3))
+            start = y - scrolled
+            if not 0 <= start <= viewport["height"] - 8:
+                continue
+            clip = {"x": 0, "y": start, "width": viewport["width"], "height": viewport["height"] - start}
+            band = Image.open(io.BytesIO(page.screenshot(clip=clip))).convert("RGB")
+            top, bottom = y, y + clip["height"]
+        patch = band.crop((x, y - top, x + 8, y - top + 8))
+        colours[i] = max(patch.getcolors(64), key=lambda c: c[0])[1]
+    return colours
 
 
 # ------------------------------------------------------------------------------------------- the run
+
+#: The order the settings are measured in: the tab is opened as a laptop in light mode, so the first
+#: setting costs nothing, and one resize and two theme switches reach the other three.
+ORDER = (("laptop", "light"), ("laptop", "dark"), ("phone", "dark"), ("phone", "light"))
 
 
 def _measure(page, name):
     """The four settings of one open page, with its screenshots; returns {(size, scheme): measurements}."""
     out = {}
-    still = page.add_style_tag(content=STILL_CSS)
-    try:
-        for size, (w, h) in SIZES.items():
+    page.add_style_tag(content=STILL_CSS)
+    for size, scheme in ORDER:
+        w, h = SIZES[size]
+        if page.viewport_size != {"width": w, "height": h}:
             page.set_viewport_size({"width": w, "height": h})
-            page.evaluate(SETTLE_JS)             # reflow, <picture> sources, image decoding
-            for scheme in SCHEMES:
-                page.evaluate(SET_THEME_JS, scheme)
-                page.evaluate(SETTLE_JS)
-                result = page.evaluate(MEASURE_JS, MIN_TEXT_PX)
-                if (size, scheme) in SCREENSHOTS:
-                    shot = page.screenshot(full_page=True, type="jpeg", quality=75)
-                    stem = name.rsplit("/", 1)[-1].removesuffix(".html")
-                    (SCREENS / f"{stem}-{w}-{scheme}.jpg").write_bytes(shot)
-                if scheme == "dark":
-                    page_bg = _css_rgb(result["bg"])
-                    result["contrasts"] = []
-                    for block in result["blocks"]:
-                        colour = _painted_background(page, block, {"width": w, "height": h})
-                        if colour is not None:
-                            result["contrasts"].append({"what": block["what"], "rgb": colour,
-                                                        "ratio": round(contrast(colour, page_bg), 3)})
-                result.pop("blocks")
-                out[(size, scheme)] = result
-    finally:                                     # as the other checks left it: a laptop, light, at the top
-        page.set_viewport_size(dict(zip(("width", "height"), SIZES["laptop"])))
-        page.evaluate(SET_THEME_JS, "light")
-        page.evaluate("window.scrollTo(0, 0)")
-        still.evaluate("el => el.remove()")
+        page.evaluate(SET_THEME_JS, scheme)
+        page.evaluate(SETTLE_JS)                 # reflow, <picture> sources, image decoding
+        result = page.evaluate(MEASURE_JS, MIN_TEXT_PX)
+        if (size, scheme) in SCREENSHOTS:
+            shot = page.screenshot(full_page=True, type="jpeg", quality=75)
+            stem = name.rsplit("/", 1)[-1].removesuffix(".html")
+            (SCREENS / f"{stem}-{w}-{scheme}.jpg").write_bytes(shot)
+        if scheme == "dark":
+            page_bg = _css_rgb(result["bg"])
+            result["contrasts"] = [
+                {"what": block["what"], "rgb": colour, "ratio": round(contrast(colour, page_bg), 3)}
+                for block, colour in zip(result["blocks"], _painted_backgrounds(page, result["blocks"], {"width": w, "height": h}))
+                if colour is not None]
+        result.pop("blocks")
+        out[(size, scheme)] = result
     return out
 
 
 @pytest.fixture(scope="module")
 def layout(opened):
     SCREENS.mkdir(parents=True, exist_ok=True)
-    results = {name: _measure(opened(name)[0], name) for name in PAGES}
+    results = {}
+    for name in PAGES:       # the last check of each page: measured (resized, themed, scrolled), then closed
+        results[name] = _measure(opened(name)[0], name)
+        opened.close(name)
     report = {name: {f"{size}-{scheme}": res for (size, scheme), res in per.items()} for name, per in results.items()}
     REPORT.write_text(json.dumps(report, indent=1))
     return results
