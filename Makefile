@@ -31,6 +31,10 @@ $(READY): requirements.txt pyproject.toml tools/setup_venv.sh tools/lazy_rfc3987
 vendor: $(READY)
 	@$(BIN)/python tools/vendor.py
 
+# The targets that serve the site's scripts need them fetched first. `make test` fetches them before its
+# stages start and passes VENDOR_DEP= down, so no stage waits for a job slot behind that fetch.
+VENDOR_DEP ?= vendor
+
 book: $(READY)
 	@echo "== book: executing the notebooks (those whose code or library changed, one per core) and building the HTML site =="
 	@$(BIN)/python tools/build_book.py
@@ -90,10 +94,12 @@ site-build: $(READY)
 # make test: nbval re-runs every notebook and matches its stored outputs, so the site is built from
 # those outputs (same pages, same warnings-as-errors) without executing everything a second time;
 # every page is rendered afresh (--fresh), as in CI.
-site-build-stored: $(READY) vendor
-	@SECONDS=0; echo "== site: building the book from the checked outputs, with warnings as errors =="; \
+STORED_BUILD = SECONDS=0; echo "== site: building the book from the checked outputs, with warnings as errors =="; \
 	$(BIN)/python tools/build_book.py --stored-outputs --fresh; \
 	echo "== site: built in $${SECONDS} s =="
+
+site-build-stored: $(READY) $(VENDOR_DEP)
+	@$(STORED_BUILD)
 
 SITE_TEST = SECONDS=0; echo "== site: opening every page in headless Chromium, checking every link and the phone layout (screenshots in _build/screens/) =="; \
 	bash tools/ensure_browser.sh; \
@@ -104,11 +110,13 @@ SITE_TEST = SECONDS=0; echo "== site: opening every page in headless Chromium, c
 site-test: $(READY)
 	@$(SITE_TEST)
 
-# in make test: the checks after the stored-output build
-test-site: site-build-stored
-	@$(SITE_TEST)
+# in make test: the stored-output build, then its checks, in one recipe (so one job from the start: this is
+# the longest chain of the stages)
+test-site: $(READY) $(VENDOR_DEP)
+	@$(STORED_BUILD); \
+	$(SITE_TEST)
 
-student: $(READY) vendor
+student: $(READY) $(VENDOR_DEP)
 	@SECONDS=0; echo "== student: the book without solutions, as HTML and notebooks, in one zip =="; \
 	$(BIN)/python tools/student.py; \
 	echo "== student: built in $${SECONDS} s =="
@@ -137,7 +145,8 @@ test-stages: test-site unit-a unit-b nbval lint student-test lab-test
 
 test: $(READY)
 	@SECONDS=0; echo "== test: lint, unit, nbval, site, student and lab stages, $(TEST_JOBS) at a time; each stage's output appears when it ends =="; \
-	$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target test-stages; \
+	$(BIN)/python tools/vendor.py; \
+	$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target test-stages VENDOR_DEP=; \
 	echo "== test: all passed in $${SECONDS} s =="
 
 bench: $(READY)

@@ -718,7 +718,9 @@ def test_real_scaling_on_one_and_two_ranks():
     assert lab.strong.shape == lab.weak.shape == (2, 2) and np.all(lab.strong > 0)
     assert lab.strong_units >= 2 and lab.weak_units >= 1 and lab.per_unit > 0
     assert np.all(lab.strong_fastest <= lab.strong)
-    assert lab.speedup.median[0] == 1.0 and 0.05 < lab.speedup.median[1] < 4      # sanity, not speed
+    # sanity, not speed: windows of 20 ms on a busy machine (make test runs its stages side by side) can
+    # stall either run by several times its length
+    assert lab.speedup.median[0] == 1.0 and 0.02 < lab.speedup.median[1] < 50
     assert lab.barrier.shape == (2,) and lab.rank_startup.shape == (2,)
     assert lab.k_cpu == probe.cpu_info().usable
     assert "kernel: 128x128" in str(lab)
