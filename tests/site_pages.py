@@ -77,9 +77,9 @@ class PageWatch:
     def _response(self, response):
         if response.status >= 400:
             self.failed.append(f"{response.status}: {response.url}")
-        try:
+        try:   # the length the server declared (the body itself is not copied out of the browser)
             self.bytes += int(response.headers.get("content-length") or 0)
-        except Exception:  # redirects and aborted requests have no body
+        except ValueError:
             pass
 
     def _console(self, message):
