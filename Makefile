@@ -60,11 +60,12 @@ lint: $(READY)
 # The first half holds the tests that mostly wait (kernels graded, MPI jobs timed out) with some that
 # compute; the second, everything else and the doctests.
 UNIT_A := tests/test_grade.py tests/test_labs.py tests/test_figures.py tests/test_probe.py \
-          tests/test_claims_3_1.py tests/test_roofline.py tests/test_widgets.py
+          tests/test_claims_3_1.py tests/test_roofline.py tests/test_widgets.py tests/test_latency.py \
+          tests/test_venv.py
 UNIT_PYTEST = $(BIN)/python -m pytest -q -p no:cacheprovider -m "not site" --durations=3
 
 unit-a: $(READY)
-	@SECONDS=0; echo "== unit (1 of 2): grading, the MPI labs, probes, figures and sliders (hypothesis profile $(HYPOTHESIS_PROFILE)) =="; \
+	@SECONDS=0; echo "== unit (1 of 2): grading, the MPI labs, probes, latency, figures and sliders (hypothesis profile $(HYPOTHESIS_PROFILE)) =="; \
 	$(UNIT_PYTEST) $(UNIT_A); \
 	echo "== unit (1 of 2): passed in $${SECONDS} s =="
 
