@@ -102,32 +102,11 @@ READY_JS = """async () => {
   return false;
 }"""
 
-# After a resize or a theme switch: two painted frames, then until the images chosen afresh have arrived and
-# every finite CSS transition or animation (the sidebar sliding away, for one) has ended.
-SETTLE_JS = """async () => {
-  const frame = () => new Promise(r => requestAnimationFrame(r));
-  await frame(); await frame();
-  const moving = () => document.getAnimations().some(a => a.playState === 'running' &&
-                                                          a.effect.getTiming().iterations !== Infinity);
-  const start = performance.now();
-  while ((moving() || ![...document.images].every(img => img.complete)) && performance.now() - start < 5000)
-    await frame();
-}"""
-
-
 def open_page(browser, site_url, name):
     """A new tab at a laptop's 1280x900 with ``name`` loaded and ready to read (``READY_JS``); returns
     (page, watch)."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     watch = PageWatch(page, site_url)
     page.goto(f"{site_url}/{name}", wait_until="load")
-    for attempt in range(5):
-        try:
-            page.evaluate(READY_JS)
-            break
-        except Exception as exc:       # the page sent the browser on (index.html does): wait for the next
-            if "context was destroyed" not in str(exc) or attempt == 4:
-                raise
-            page.wait_for_timeout(50)
-            page.wait_for_load_state("load")
+    page.evaluate(READY_JS)
     return page, watch

@@ -28,7 +28,7 @@ import os
 
 import pytest
 from PIL import Image
-from site_pages import ROOT, SETTLE_JS, book_pages
+from site_pages import ROOT, book_pages
 
 pytestmark = pytest.mark.site
 
@@ -126,8 +126,15 @@ MEASURE_JS = """(minPx) => {
 }"""
 
 # The theme fades colours and slides its sidebars; what is measured is where they come to rest, so the
-# transitions are switched off while a page is measured (and the settling wait is two painted frames).
+# transitions are switched off while a page is measured, and a resize or a theme switch has settled after
+# two painted frames, once the images it chose afresh (<picture> sources) have arrived.
 STILL_CSS = "*, *::before, *::after { transition: none !important; animation: none !important; }"
+SETTLE_JS = """async () => {
+  const frame = () => new Promise(r => requestAnimationFrame(r));
+  await frame(); await frame();
+  const start = performance.now();
+  while (![...document.images].every(img => img.complete) && performance.now() - start < 5000) await frame();
+}"""
 
 SET_THEME_JS = """(scheme) => { document.documentElement.dataset.theme = scheme;
                                document.documentElement.dataset.mode = scheme; }"""
