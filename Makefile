@@ -21,7 +21,7 @@ TEST_JOBS ?= 4
 # Hypothesis profile of the property tests (tests/conftest.py): ci (the default) or thorough.
 export HYPOTHESIS_PROFILE ?= ci
 
-.PHONY: book test test-stages test-site bench lab notebooks vendor browser lint unit unit-a unit-b nbval site-build site-build-stored \
+.PHONY: book test test-stages test-site bench lab notebooks vendor browser lint unit unit-a unit-b nbval site-build site-build-stored screens \
         site-test student student-test lab-test grade freeze clean
 
 $(READY): requirements.txt pyproject.toml tools/setup_venv.sh tools/lazy_rfc3987.py
@@ -102,7 +102,7 @@ STORED_BUILD = SECONDS=0; echo "== site: building the book from the checked outp
 site-build-stored: $(READY) $(VENDOR_DEP)
 	@$(STORED_BUILD)
 
-SITE_TEST = SECONDS=0; echo "== site: opening every page in headless Chromium, checking every link and the phone layout (screenshots in _build/screens/) =="; \
+SITE_TEST = SECONDS=0; echo "== site: opening every page in headless Chromium, checking every link and the layout as a phone and a laptop, light and dark =="; \
 	bash tools/ensure_browser.sh; \
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_site.py tests/test_site_links.py tests/test_layout.py -m site -rs; \
 	echo "== site: checked in $${SECONDS} s =="
@@ -110,6 +110,12 @@ SITE_TEST = SECONDS=0; echo "== site: opening every page in headless Chromium, c
 # the checks of a site already built (make book or make site-build-stored)
 site-test: $(READY)
 	@$(SITE_TEST)
+
+# full-page screenshots of every page of a built site, as a phone and a laptop, light and dark, for a reviewer
+screens: $(READY)
+	@bash tools/ensure_browser.sh
+	@LAYOUT_SCREENS=all $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_layout.py -m site -rs
+	@echo "screens: written to _build/screens/"
 
 # in make test: the stored-output build, then its checks, in one recipe (so one job from the start: this is
 # the longest chain of the stages)

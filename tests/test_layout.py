@@ -15,9 +15,10 @@ For every page and each of the four settings:
 
 Each page is the tab that tests/test_site.py opened (``opened`` in conftest.py: a page is loaded once
 for every check of it); the four settings are reached by resizing the tab and switching the theme.
-A full-page screenshot of each page at the phone's width in light mode goes to ``_build/screens/`` (a
-reviewer can look without a browser); ``LAYOUT_SCREENS=all`` takes all four settings. The widest
-element of each page, the text sizes and the contrasts go to ``_build/layout-report.json``.
+For a reviewer who wants to look without a browser, ``LAYOUT_SCREENS=phone`` writes a full-page
+screenshot of each page at the phone's width in light mode to ``_build/screens/`` and ``LAYOUT_SCREENS=all``
+one for each of the four settings (``make screens``); the checks need none. The widest element of each
+page, the text sizes and the contrasts go to ``_build/layout-report.json``.
 """
 
 from __future__ import annotations
@@ -40,11 +41,11 @@ SCHEMES = ("light", "dark")
 MIN_TEXT_PX = 10.0
 #: Largest contrast ratio between a figure's or a control panel's background and a dark page.
 MAX_DARK_CONTRAST = 1.6
-#: Full-page screenshots taken for a reviewer (each costs up to two seconds on a long page): a phone in
-#: light mode by default, all four settings with ``LAYOUT_SCREENS=all``. The dark-mode backgrounds are read
-#: from small captures of each block (``_painted_background``), not from these.
-SCREENSHOTS = ({(size, scheme) for size in SIZES for scheme in SCHEMES}
-               if os.environ.get("LAYOUT_SCREENS") == "all" else {("phone", "light")})
+#: Full-page screenshots for a reviewer (each costs up to two seconds on a long page): none by default, a
+#: phone in light mode with ``LAYOUT_SCREENS=phone``, all four settings with ``LAYOUT_SCREENS=all``. The
+#: dark-mode backgrounds are read from captures of bands of the window (``_painted_backgrounds``).
+SCREENSHOTS = {"all": {(size, scheme) for size in SIZES for scheme in SCHEMES},
+               "phone": {("phone", "light")}}.get(os.environ.get("LAYOUT_SCREENS", ""), set())
 
 
 PAGES = book_pages()
@@ -227,7 +228,8 @@ def _measure(page, name):
 
 @pytest.fixture(scope="module")
 def layout(opened):
-    SCREENS.mkdir(parents=True, exist_ok=True)
+    if SCREENSHOTS:
+        SCREENS.mkdir(parents=True, exist_ok=True)
     results = {}
     for name in PAGES:       # the last check of each page: measured (resized, themed, scrolled), then closed
         results[name] = _measure(opened(name)[0], name)

@@ -10,30 +10,42 @@
     "span.sl-wide-math"
   ].join(",");
 
-  function update(box) {
+  // Every box is measured first and marked after: a measurement taken between two marks would make the
+  // browser lay the page out again for each box.
+  function measure(box) {
     var hidden = box.scrollWidth - box.clientWidth;
-    var more = hidden > 1;
-    box.classList.toggle("sl-more-left", more && box.scrollLeft > 1);
-    box.classList.toggle("sl-more-right", more && box.scrollLeft < hidden - 1);
-    if (more && !box.hasAttribute("tabindex")) {
-      box.setAttribute("tabindex", "0"); // reachable by keyboard, so the arrow keys scroll it
+    return { box: box, more: hidden > 1, left: box.scrollLeft > 1, right: box.scrollLeft < hidden - 1 };
+  }
+
+  function mark(m) {
+    m.box.classList.toggle("sl-more-left", m.more && m.left);
+    m.box.classList.toggle("sl-more-right", m.more && m.right);
+    if (m.more && !m.box.hasAttribute("tabindex")) {
+      m.box.setAttribute("tabindex", "0"); // reachable by keyboard, so the arrow keys scroll it
     }
+  }
+
+  function update(box) {
+    mark(measure(box));
   }
 
   // Inline math wider than its line (MathJax 3 does not break lines) becomes a block that scrolls.
   function widenMath() {
+    var wide = [];
     document.querySelectorAll(".bd-content span.math > mjx-container:not([display='true'])").forEach(function (mj) {
       var span = mj.parentElement;
       var room = span.parentElement ? span.parentElement.clientWidth : 0;
       if (room && mj.getBoundingClientRect().width > room) {
-        span.classList.add("sl-wide-math");
+        wide.push(span);
       }
     });
+    wide.forEach(function (span) { span.classList.add("sl-wide-math"); });
   }
 
   function updateAll() {
     widenMath();
-    document.querySelectorAll(SELECTOR).forEach(update);
+    var boxes = Array.prototype.slice.call(document.querySelectorAll(SELECTOR));
+    boxes.map(measure).forEach(mark);
   }
 
   var pending = false;
