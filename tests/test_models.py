@@ -328,3 +328,34 @@ def test_strong_time_arrays_match_scalars_to_the_last_bit():
         array = sl.strong_time(ks, s, c)
         assert all(array[i] == sl.strong_time(int(k), s, c) for i, k in enumerate(ks))
         assert np.array_equal(array, sl.strong_time(ks.astype(np.int64), s, c))
+
+
+def test_long_worker_arrays_are_checked_and_computed_chunk_by_chunk_with_the_same_bits():
+    """Past ``_FUSED_MIN`` elements, ``strong_time`` checks and computes each cache-sized chunk in one go
+    (scalinglib/scaling.py, ``_strong_fused``): the same results to the last bit as the element-wise path,
+    in the input's shape, and a bad count anywhere is refused by name as before."""
+    from scalinglib import scaling
+
+    rng = np.random.default_rng(3)
+    n = scaling._FUSED_MIN + 3 * scaling._CHUNK + 17          # a ragged last chunk
+    counts = [np.arange(1, n + 1), np.arange(1, n + 1, dtype=float), rng.integers(1, 2**52, n),
+              np.floor(rng.uniform(1, 1e15, (n // 7, 7))), np.arange(1, 2 * n + 1)[::2].astype(float),
+              np.full(n, 2.0**70)]
+    for k in counts:
+        for s, c in ((0.05, 0.01), (0.0, 0.0), (1.0, 3.0), (0.3, 1e300)):
+            fused = sl.strong_time(k, s, c)
+            assert fused.shape == k.shape
+            assert fused.tobytes() == scaling._strong(k.astype(float), s, c).tobytes(), (k.dtype, s, c)
+            assert fused.flat[-1] == sl.strong_time(float(k.flat[-1]), s, c)
+    for bad, words in ((0.0, "whole number >= 1"), (2.5, "whole number >= 1"), (-4.0, "whole number >= 1"),
+                       (np.inf, "finite"), (np.nan, "finite")):
+        for where in (0, scaling._CHUNK - 1, n - 1):
+            k = np.arange(1, n + 1, dtype=float)
+            k[where] = bad
+            with pytest.raises(ValueError, match=rf"^k must be .*{words}.*at index {where}\)$"):
+                sl.strong_time(k, 0.05, 0.01)
+    with pytest.raises(ValueError, match="^k must be a whole number >= 1; got 0"):
+        sl.strong_time(np.arange(n), 0.05, 0.01)
+    for s, c, name in ((1.5, 0.01, "s"), (0.05, -1.0, "c"), (0.05, 2e305, "c"), (0.05, float("nan"), "c")):
+        with pytest.raises(ValueError, match=f"^{name} must be"):
+            sl.strong_time(np.arange(1, n + 1), s, c)
