@@ -46,6 +46,8 @@ __all__ = [
     "check_nonnegative",
     "check_fraction",
     "check_whole",
+    "checked_in_chunks",
+    "chunkable",
     "check_at_least",
     "check_flag",
     "check_choice",
@@ -294,6 +296,48 @@ def _whole_within(x: np.ndarray, minimum: float, top: float) -> bool:
         if not_equal(values[:n], chunk, out=differs[:n]).any():
             return False
     return True
+
+
+#: Arrays at least this long may be checked and computed chunk by chunk (:func:`checked_in_chunks`).
+CHUNKED_MIN = 65536
+#: Elements per chunk: a chunk, its part of the result and the scratch buffers stay in the core's cache.
+_CHUNK = 65536
+
+
+def checked_in_chunks(x: np.ndarray, kind: str, compute):
+    """Check a long float64 or int64 array and compute from it, one cache-sized chunk at a time.
+
+    ``kind`` is ``"whole"`` (whole numbers from 1 up, finite) or ``"fraction"`` (in [0, 1]). For each
+    chunk, once it passes, ``compute(chunk, out, scratch)`` writes that chunk's results into ``out``
+    (``scratch`` is a float buffer of the same length). A formula computed this way reads each element
+    from the cache, not from memory, and makes no array-sized temporaries. Returns the results in the
+    shape of ``x``, or None at the first chunk that fails, without a word: the caller then runs the
+    full check, which names the bad value.
+    """
+    flat = x.ravel()
+    out = np.empty(flat.shape)
+    size = min(_CHUNK, flat.size)
+    scratch, differs = np.empty(size), np.empty(size, dtype=bool)
+    whole, floats = kind == "whole", x.dtype.kind == "f"
+    trunc, not_equal = np.trunc, np.not_equal
+    for start in range(0, flat.size, _CHUNK):
+        chunk = flat[start:start + _CHUNK]
+        n = chunk.size
+        t = scratch[:n]
+        if whole:
+            if not 1 <= chunk.min():                       # also false for NaN
+                return None
+            if floats and (not chunk.max() < _INF or not_equal(trunc(chunk, out=t), chunk, out=differs[:n]).any()):
+                return None
+        elif not (0.0 <= chunk.min() and chunk.max() <= 1.0):
+            return None
+        compute(chunk, out[start:start + n], t)
+    return out.reshape(x.shape)
+
+
+def chunkable(x) -> bool:
+    """Whether ``x`` is an array that :func:`checked_in_chunks` takes (long, float64 or int64)."""
+    return type(x) is _NDARRAY and x.size >= CHUNKED_MIN and x.dtype.kind in "fi" and x.dtype.itemsize == 8
 
 
 def check_whole(name: str, value: Any, minimum: int = 1, maximum: int | None = None, *, why: str | None = None,

@@ -20,6 +20,8 @@ from ._validate import (
     check_same_length,
     check_shapes,
     check_whole,
+    checked_in_chunks,
+    chunkable,
     public,
     scalar_or_array,
 )
@@ -110,8 +112,30 @@ def amdahl_speedup(f, k):
     >>> amdahl_speedup(0.0, [1, 2, 4])
     array([1., 2., 4.])
     """
+    if type(k) is float or type(k) is int:
+        if chunkable(f):                                     # long arrays: one pass, in the cache
+            kk = check_whole("k", k)
+            out = checked_in_chunks(f, "fraction", lambda c, o, t: _amdahl_into(c, kk, o))
+            if out is not None:
+                return out
+    elif type(f) is float and chunkable(k):
+        ff = check_fraction("f", f)
+        out = checked_in_chunks(k, "whole", lambda c, o, t: _amdahl_into(ff, c, o))
+        if out is not None:
+            return out
     f_arr, k_arr = _f_and_k(f, k)
     return scalar_or_array(1.0 / (f_arr + (1.0 - f_arr) / k_arr))
+
+
+def _amdahl_into(f, k, out):
+    """1 / (f + (1 - f) / k) into ``out``, in the order numpy evaluates that expression (same bits)."""
+    if type(f) is np.ndarray:
+        np.subtract(1.0, f, out=out)
+        out /= k
+    else:
+        np.divide(1.0 - f, k, out=out)
+    out += f
+    np.divide(1.0, out, out=out)
 
 
 @public(checked=False)   # f or s in [0, 1] and k >= 1 keep the result finite and >= 0

@@ -19,6 +19,8 @@ from ._validate import (
     check_positive,
     check_shapes,
     check_whole,
+    checked_in_chunks,
+    chunkable,
     public,
     scalar_or_array,
 )
@@ -53,43 +55,17 @@ def _strong(k, s, c):
     return s + (1.0 - s) / k + c * np.log2(k)
 
 
-#: Worker-count arrays at least this long take the fused path of :func:`strong_time`.
-_FUSED_MIN = 65536
-#: Elements per chunk of the fused path: a chunk, its result and the scratch buffers stay in the core's cache.
-_CHUNK = 32768
-_INF = float("inf")
-
-
-def _strong_fused(k, s, c):
-    """T(K) for a long float or integer array ``k`` and single numbers ``s``, ``c`` already checked.
-
-    Each cache-sized chunk of ``k`` is checked (whole numbers from 1 up, finite) and computed while it
-    is still in the cache, with the operations of :func:`_strong` in the same order, so every result is
-    the same to the last bit. Returns None at the first chunk that fails, without a word: the caller
-    then runs the full check, which names the bad value.
-    """
-    flat = k.ravel()
-    out = np.empty(flat.shape)
-    size = min(_CHUNK, flat.size)
-    scratch, differs = np.empty(size), np.empty(size, dtype=bool)
-    whole = k.dtype.kind == "f"
+def _strong_into(s, c):
+    """``compute`` for :func:`checked_in_chunks`: the operations of :func:`_strong`, in its order."""
     a = 1.0 - s
-    divide, log2, trunc, not_equal = np.divide, np.log2, np.trunc, np.not_equal
-    for start in range(0, flat.size, _CHUNK):
-        chunk = flat[start:start + _CHUNK]
-        n = chunk.size
-        o, t = out[start:start + n], scratch[:n]
-        if not 1 <= chunk.min():               # also false for NaN
-            return None
-        if whole:
-            if not chunk.max() < _INF or not_equal(trunc(chunk, out=t), chunk, out=differs[:n]).any():
-                return None
-        divide(a, chunk, out=o)
-        o += s
-        log2(chunk, out=t)
-        t *= c
-        o += t
-    return out.reshape(k.shape)
+
+    def compute(k, out, scratch):
+        np.divide(a, k, out=out)
+        out += s
+        np.log2(k, out=scratch)
+        scratch *= c
+        out += scratch
+    return compute
 
 
 def _weak(k, s, c, w=None):
@@ -129,11 +105,10 @@ def strong_time(k, s, c):
     >>> strong_time([1, 2], 0.05, 0.01)
     array([1.   , 0.535])
     """
-    if (type(k) is np.ndarray and k.size >= _FUSED_MIN and k.dtype.kind in "fiu" and k.dtype.itemsize == 8
-            and type(s) is float and type(c) is float):
+    if chunkable(k) and type(s) is float and type(c) is float:     # a long array: one pass, in the cache
         ss, cc = check_fraction("s", s), check_nonnegative("c", c)
         if cc <= MAX_C:
-            out = _strong_fused(k, ss, cc)
+            out = checked_in_chunks(k, "whole", _strong_into(ss, cc))
             if out is not None:
                 return out
     kk, ss, cc = _k_s_c(k, s, c)

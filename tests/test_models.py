@@ -331,13 +331,13 @@ def test_strong_time_arrays_match_scalars_to_the_last_bit():
 
 
 def test_long_worker_arrays_are_checked_and_computed_chunk_by_chunk_with_the_same_bits():
-    """Past ``_FUSED_MIN`` elements, ``strong_time`` checks and computes each cache-sized chunk in one go
-    (scalinglib/scaling.py, ``_strong_fused``): the same results to the last bit as the element-wise path,
-    in the input's shape, and a bad count anywhere is refused by name as before."""
-    from scalinglib import scaling
+    """Past ``CHUNKED_MIN`` elements, ``strong_time`` checks and computes each cache-sized chunk in one go
+    (``checked_in_chunks`` in scalinglib/_validate.py): the same results to the last bit as the element-wise
+    path, in the input's shape, and a bad count anywhere is refused by name as before."""
+    from scalinglib import _validate, scaling
 
     rng = np.random.default_rng(3)
-    n = scaling._FUSED_MIN + 3 * scaling._CHUNK + 17          # a ragged last chunk
+    n = _validate.CHUNKED_MIN + 3 * _validate._CHUNK + 17          # a ragged last chunk
     counts = [np.arange(1, n + 1), np.arange(1, n + 1, dtype=float), rng.integers(1, 2**52, n),
               np.floor(rng.uniform(1, 1e15, (n // 7, 7))), np.arange(1, 2 * n + 1)[::2].astype(float),
               np.full(n, 2.0**70)]
@@ -349,7 +349,7 @@ def test_long_worker_arrays_are_checked_and_computed_chunk_by_chunk_with_the_sam
             assert fused.flat[-1] == sl.strong_time(float(k.flat[-1]), s, c)
     for bad, words in ((0.0, "whole number >= 1"), (2.5, "whole number >= 1"), (-4.0, "whole number >= 1"),
                        (np.inf, "finite"), (np.nan, "finite")):
-        for where in (0, scaling._CHUNK - 1, n - 1):
+        for where in (0, _validate._CHUNK - 1, n - 1):
             k = np.arange(1, n + 1, dtype=float)
             k[where] = bad
             with pytest.raises(ValueError, match=rf"^k must be .*{words}.*at index {where}\)$"):
@@ -359,3 +359,32 @@ def test_long_worker_arrays_are_checked_and_computed_chunk_by_chunk_with_the_sam
     for s, c, name in ((1.5, 0.01, "s"), (0.05, -1.0, "c"), (0.05, 2e305, "c"), (0.05, float("nan"), "c")):
         with pytest.raises(ValueError, match=f"^{name} must be"):
             sl.strong_time(np.arange(1, n + 1), s, c)
+
+
+def test_long_arrays_in_amdahls_law_are_checked_and_computed_chunk_by_chunk_with_the_same_bits():
+    """``amdahl_speedup`` over a long array of serial fractions (one K) or of worker counts (one f): each chunk
+    checked and computed in the cache, the same bits as the plain expression, bad values refused by name."""
+    from scalinglib import _validate
+
+    n = _validate.CHUNKED_MIN + 2 * _validate._CHUNK + 5
+    fractions = np.linspace(0.0, 1.0, n)
+    for k in (1, 7, 512, 2.0**40):
+        assert sl.amdahl_speedup(fractions, k).tobytes() == (1.0 / (fractions + (1.0 - fractions) / k)).tobytes()
+    square = fractions[: (n // 9) * 9].reshape(-1, 9)
+    assert sl.amdahl_speedup(square, 64).shape == square.shape
+    for workers in (np.arange(1, n + 1), np.arange(1, n + 1, dtype=float)):
+        for f in (0.0, 0.05, 1.0):
+            assert sl.amdahl_speedup(f, workers).tobytes() == (1.0 / (f + (1.0 - f) / workers)).tobytes()
+    for bad, words in ((-0.1, r"in \[0, 1\]"), (1.5, r"in \[0, 1\]"), (np.nan, "finite")):
+        f = fractions.copy()
+        f[n - 2] = bad
+        with pytest.raises(ValueError, match=rf"^f must be {words}.*index {n - 2}\)$"):
+            sl.amdahl_speedup(f, 8)
+    k = np.arange(1, n + 1, dtype=float)
+    k[3] = 1.5
+    with pytest.raises(ValueError, match="^k must be a whole number >= 1; got 1.5"):
+        sl.amdahl_speedup(0.05, k)
+    with pytest.raises(ValueError, match="^k must be a whole number >= 1"):
+        sl.amdahl_speedup(fractions, 0)
+    with pytest.raises(ValueError, match="^f must be in"):
+        sl.amdahl_speedup(1.2, np.arange(1, n + 1))
