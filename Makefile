@@ -79,8 +79,8 @@ unit: unit-a unit-b
 
 # Slider cells are tagged nbval-ignore-output and every position of their drawing functions is drawn by
 # the unit tests: here each slider draws its first frame only (SCALINGLIB_SLIDER_FRAMES, scalinglib/widgets.py).
-# The cells that measure this machine are tagged too: here the MPI labs run two short repeats
-# (SCALINGLIB_MEASURE, scalinglib/labs/run.py); the unit tests run them in full.
+# The cells that measure this machine are tagged too: here the MPI labs and the probes of 3.7 run two short
+# repeats (SCALINGLIB_MEASURE, scalinglib/probe.py); the unit tests run them in full.
 nbval: $(READY)
 	@SECONDS=0; echo "== nbval: every notebook re-run and compared with its stored outputs =="; \
 	SCALINGLIB_SLIDER_FRAMES=first SCALINGLIB_MEASURE=quick \

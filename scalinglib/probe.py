@@ -382,6 +382,17 @@ def rate_spread(amount, seconds) -> RateSpread:
     return RateSpread(float(np.max(rates)), float(np.median(rates)), float(np.min(rates)), int(rates.size))
 
 
+#: Set to ``quick`` (``make nbval`` does) to cap every measurement of this module and of the MPI labs
+#: (:mod:`scalinglib.labs`) at two repeats: the same code runs end to end, and its numbers are rough.
+MEASURE_ENV = "SCALINGLIB_MEASURE"
+QUICK_REPEATS = 2
+
+
+def _repeats(repeats: int) -> int:
+    """``repeats``, or at most :data:`QUICK_REPEATS` when the environment asks for quick measurements."""
+    return min(repeats, QUICK_REPEATS) if os.environ.get(MEASURE_ENV) == "quick" else repeats
+
+
 # --- timing helpers -----------------------------------------------------------------------------
 
 
@@ -409,7 +420,7 @@ def best_time(func: Callable[[], object], repeats: int = 5, number: int = 1) -> 
     """
     if not callable(func):
         raise TypeError(f"func must be callable; got {type(func).__name__}")
-    r = int(check_whole("repeats", repeats))
+    r = _repeats(int(check_whole("repeats", repeats)))
     k = int(check_whole("number", number))
     best = float("inf")
     for _ in range(r):
@@ -689,7 +700,7 @@ def bandwidth_samples(elements=2**23, repeats=9, number=1) -> Timings:
     ([24000.0, 24000.0, 24000.0], (3,))
     """
     n = single_whole("elements", elements)
-    r = single_whole("repeats", repeats)
+    r = _repeats(single_whole("repeats", repeats))
     k = single_whole("number", number)
     a, b, c = np.full(n, 1.0), np.full(n, 2.0), np.empty(n)
     np.add(a, b, out=c)
@@ -825,7 +836,12 @@ def kernel_runs(vector_elements=2**23, matvec_order=4096, matmul_orders=(64, 256
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
                     "VECLIB_MAXIMUM_THREADS")
 _CHILD_MEASUREMENTS = ("bandwidth_samples", "matmul_timings", "kernel_runs")
-_CHILD = ("import pickle, sys\n"
+# The child loads this module and _validate only: the package's directory is registered as a bare package,
+# so its __init__ (which imports the figures, matplotlib and the rest, most of a second) does not run.
+_CHILD = ("import pickle, sys, types\n"
+          "package = types.ModuleType('scalinglib')\n"
+          "package.__path__ = [sys.argv[1]]\n"
+          "sys.modules['scalinglib'] = package\n"
           "from scalinglib import probe\n"
           "name, kwargs = pickle.loads(sys.stdin.buffer.read())\n"
           "sys.stdout.buffer.write(pickle.dumps(getattr(probe, name)(**kwargs)))\n")
@@ -865,9 +881,8 @@ def with_threads(threads: int, measurement: str, **kwargs):
     if measurement not in _CHILD_MEASUREMENTS:
         raise ValueError(f"measurement must be one of {', '.join(_CHILD_MEASUREMENTS)}; got {measurement!r}")
     env = dict(os.environ, **{name: str(k) for name in THREAD_VARIABLES})
-    root = str(Path(__file__).resolve().parents[1])            # where the scalinglib package lives
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
-    done = subprocess.run([sys.executable, "-c", _CHILD], input=pickle.dumps((measurement, kwargs)),
+    package = str(Path(__file__).resolve().parent)
+    done = subprocess.run([sys.executable, "-c", _CHILD, package], input=pickle.dumps((measurement, kwargs)),
                           capture_output=True, env=env, timeout=600, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"{measurement} with {k} threads failed: {done.stderr.decode(errors='replace')[-500:]}")

@@ -229,3 +229,20 @@ def test_section_3_7_measurements_do_a_bounded_amount_of_work():
     moved = float(samples.amount.sum())                  # bytes the nine adds are charged
     flops = float(mm.amount.sum()) * 5                   # 2 n**3 per multiply, five repeats each
     assert moved / 1e9 + flops / 1e9 < 30                # seconds at 1 GB/s and 1 GFLOP/s
+
+
+def test_quick_measurements_cap_the_repeats(monkeypatch):
+    """SCALINGLIB_MEASURE=quick (what make nbval sets) caps every measurement of the probe at two repeats, in
+    this process and in the child that ``with_threads`` starts; without it the repeats asked for are run."""
+    calls = []
+    for quick, expected in ((False, 9), (True, probe.QUICK_REPEATS)):
+        if quick:
+            monkeypatch.setenv(probe.MEASURE_ENV, "quick")
+        else:
+            monkeypatch.delenv(probe.MEASURE_ENV, raising=False)
+        assert probe.bandwidth_samples(elements=1000, repeats=9).seconds.size == expected
+        calls.clear()
+        probe.best_time(lambda: calls.append(1), repeats=9, number=3)
+        assert len(calls) == 3 * expected
+        assert probe.with_threads(1, "bandwidth_samples", elements=1000, repeats=9).seconds.size == expected
+    assert probe.QUICK_REPEATS == 2 and probe._repeats(1) == 1            # a cap, never a raise

@@ -7,7 +7,7 @@ import os
 import numpy as np
 
 from .._validate import check_choice, check_positive, single, single_whole
-from ..probe import CpuInfo, cpu_info
+from ..probe import MEASURE_ENV, QUICK_REPEATS, CpuInfo, cpu_info
 from .launch import (
     TRANSPORTS,
     allreduce_algorithm_ids,
@@ -126,10 +126,10 @@ def _launch_options(hostfile, launcher, mpiexec, mpiexec_args, start_timeout, ti
             "timeout": single(check_positive, "timeout", timeout)}
 
 
-#: Set to ``quick`` (``make nbval`` does) to cap every lab at two repeats of short batches: the same
-#: code runs end to end in a fraction of the time, and the numbers it prints are rough. The summary says so.
-MEASURE_ENV = "SCALINGLIB_MEASURE"
-QUICK = {"repeats": 2, "seconds": 0.02, "target": 5e-4}
+#: With ``SCALINGLIB_MEASURE=quick`` (:data:`scalinglib.probe.MEASURE_ENV`; ``make nbval`` sets it) every lab
+#: runs two repeats of short batches: the same code runs end to end in a fraction of the time, and the
+#: numbers it prints are rough. The summary says so.
+QUICK = {"repeats": QUICK_REPEATS, "seconds": 0.02, "target": 5e-4}
 QUICK_NOTE = f"a quick run ({MEASURE_ENV}=quick): two short repeats, so every number here is rough"
 
 
