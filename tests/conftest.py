@@ -65,10 +65,12 @@ def opened(browser, site_url):
     import site_pages
 
     pages = {}
+    context = browser.new_context(viewport=site_pages.LAPTOP)
 
     def get(name):
         if name not in pages:
-            pages[name] = site_pages.open_page(browser, site_url, name)
+            pages[name] = site_pages.open_page(context, site_url, name)
+        pages[name][0].bring_to_front()        # tabs behind others have their animation frames throttled
         return pages[name]
 
     def close(name):
@@ -78,5 +80,4 @@ def opened(browser, site_url):
 
     get.close = close
     yield get
-    for page, _ in pages.values():
-        page.close()
+    context.close()

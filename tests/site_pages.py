@@ -1,7 +1,8 @@
 """The built site in one headless Chromium, shared by the browser checks (tests/test_site.py, tests/test_layout.py).
 
 The fixtures in ``conftest.py`` serve ``_build/html`` on 127.0.0.1, start the browser once per session
-and open each page once: loading a page (its widget manager, its saved widget state, MathJax) is
+and open each page once, all in one browser context (so with one cache, as for a reader going from page
+to page): loading a page (its widget manager, its saved widget state, MathJax) is
 most of what a check of it costs, so every check of a page reads the same open tab.
 """
 
@@ -102,10 +103,15 @@ READY_JS = """async () => {
   return false;
 }"""
 
-def open_page(browser, site_url, name):
-    """A new tab at a laptop's 1280x900 with ``name`` loaded and ready to read (``READY_JS``); returns
-    (page, watch)."""
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+#: The window every page is opened in: a laptop's.
+LAPTOP = {"width": 1280, "height": 900}
+
+
+def open_page(context, site_url, name):
+    """A new tab of ``context`` (a browser context opened with ``viewport=LAPTOP``) with ``name`` loaded and
+    ready to read (``READY_JS``); returns (page, watch). The tabs of one context share its cache, as the
+    pages a reader goes through do: the scripts every page loads are fetched and compiled once."""
+    page = context.new_page()
     watch = PageWatch(page, site_url)
     page.goto(f"{site_url}/{name}", wait_until="load")
     page.evaluate(READY_JS)
