@@ -358,7 +358,8 @@ def check_whole(name: str, value: Any, minimum: int = 1, maximum: int | None = N
             return _F64(value)
         return _whole_error(name, value, minimum, top, maximum, why)
     if keep_int and t is _NDARRAY and value.dtype.kind in "iu" and value.ndim:
-        if not value.size or (minimum <= value.min() and value.max() <= top):
+        # no 64-bit integer exceeds the largest float: without a cap, the minimum is all there is to check
+        if not value.size or (minimum <= value.min() and (top == _MAX_FLOAT or value.max() <= top)):
             return value
     x = _real(name, value)
     if type(x) is _F64:
