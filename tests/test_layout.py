@@ -11,7 +11,9 @@ For every page and each of the four settings:
   font size it was drawn with (``data-font-px``); for slider frames (SVG in the page) from the
   font size of each text element times the SVG's scale;
 * in dark mode, the background of every figure and control panel, as painted, is close to the page's
-  (a contrast ratio of at most ``MAX_DARK_CONTRAST``): no light blocks on a dark page.
+  (a contrast ratio of at most ``MAX_DARK_CONTRAST``): no light blocks on a dark page;
+* every box that scrolls sideways shows it (book/_static/book.js: a shadow on each side with more to see,
+  and a keyboard tab stop), and on a phone the shadow follows a box scrolled to its end and back.
 
 Each page is the tab that tests/test_site.py opened (``opened`` in conftest.py: a page is loaded once
 for every check of it); the four settings are reached by resizing the tab and switching the theme.
@@ -51,6 +53,12 @@ SCREENSHOTS = {"all": {(size, scheme) for size in SIZES for scheme in SCHEMES},
 PAGES = book_pages()
 
 # ------------------------------------------------------------------------------------------- in the page
+
+# The boxes that may scroll sideways (book/_static/book.js marks those that do).
+SCROLLERS = ", ".join([
+    "div.cell_output .output", "div.highlight pre", ".pst-scrollable-table-container", ".sl-table-wrap",
+    ".sl-figure", ".sl-stack", ".scalinglib-html-frame", "mjx-container[display='true']", "div.math",
+    "span.sl-wide-math"])
 
 # Everything measured in one call per setting. Elements inside a box that scrolls sideways (or clips)
 # are allowed past the edge; the box itself is not.
@@ -111,6 +119,15 @@ MEASURE_JS = """(minPx) => {
                                         narrow: svg.classList.contains('sl-narrow')});
     }
   }
+  // boxes that scroll sideways: book.js marks the side with more to see and makes the box reachable by keyboard
+  const unmarked = [];
+  for (const box of root.querySelectorAll(SCROLLERS)) {
+    const hidden = box.scrollWidth - box.clientWidth;
+    if (!visible(box) || hidden <= 1) continue;
+    const right = box.scrollLeft < hidden - 1, left = box.scrollLeft > 1;
+    if (box.classList.contains('sl-more-right') !== right || box.classList.contains('sl-more-left') !== left
+        || box.getAttribute('tabindex') !== '0') unmarked.push(describe(box));
+  }
   const unmeasured = [...root.querySelectorAll('div.cell_output img')].filter(
       img => visible(img) && !img.classList.contains('sl-figure-img')).map(img => img.src.slice(-60));
   // where figures and control panels are, for the dark-mode check (document coordinates)
@@ -123,8 +140,20 @@ MEASURE_JS = """(minPx) => {
   root.querySelectorAll('.widget-subarea').forEach(el => visible(el) && place(el, 'widget area'));
   const bg = getComputedStyle(document.body).backgroundColor;
   return {vw, doc: document.documentElement.scrollWidth, widest, outside: outside.slice(0, 8),
-          texts, unmeasured, blocks, bg, theme: document.documentElement.dataset.theme};
-}"""
+          texts, unmeasured, unmarked: unmarked.slice(0, 8), blocks, bg, theme: document.documentElement.dataset.theme};
+}""".replace("SCROLLERS", json.dumps(SCROLLERS))
+
+# A box wider than the column that scrolls, scrolled to its end and back: the marks follow (book.js, on scroll).
+SCROLL_JS = """async () => {
+  const frame = () => new Promise(r => requestAnimationFrame(r));
+  const box = [...document.querySelectorAll(SCROLLERS)].find(b => b.offsetParent !== null && b.scrollWidth - b.clientWidth > 1);
+  if (!box) return null;
+  const marks = () => ['sl-more-left', 'sl-more-right'].filter(c => box.classList.contains(c)).join(' ');
+  box.scrollLeft = box.scrollWidth; await frame(); await frame();
+  const atEnd = marks();
+  box.scrollLeft = 0; await frame(); await frame();
+  return {atEnd, atStart: marks()};
+}""".replace("SCROLLERS", json.dumps(SCROLLERS))
 
 # The theme fades colours and slides its sidebars; what is measured is where they come to rest, so the
 # transitions are switched off while a page is measured, and a resize or a theme switch has settled after
@@ -211,6 +240,8 @@ def _measure(page, name):
         page.evaluate(SET_THEME_JS, scheme)
         page.evaluate(SETTLE_JS)                 # reflow, <picture> sources, image decoding
         result = page.evaluate(MEASURE_JS, MIN_TEXT_PX)
+        if (size, scheme) == ("phone", "light"):
+            result["scrolled"] = page.evaluate(SCROLL_JS)
         if (size, scheme) in SCREENSHOTS:
             shot = page.screenshot(full_page=True, type="jpeg", quality=75)
             stem = name.rsplit("/", 1)[-1].removesuffix(".html")
@@ -280,4 +311,16 @@ def test_dark_mode_has_no_light_blocks(layout, name):
             if c["ratio"] > MAX_DARK_CONTRAST:
                 problems.append(f"{size}: {c['what']} background rgb{tuple(c['rgb'])} is {c['ratio']}:1 "
                                 f"against the page (at most {MAX_DARK_CONTRAST})")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_boxes_that_scroll_sideways_say_so(layout, name):
+    """Every box wider than the window that scrolls sideways carries a shadow on each side with more to see
+    (sl-more-left, sl-more-right) and takes the keyboard's focus; scrolled to its end, the shadow moves."""
+    problems = [f"{setting}: not marked as scrolling: {layout[name][setting]['unmarked']}"
+                for setting in SETTINGS if layout[name][setting]["unmarked"]]
+    scrolled = layout[name][("phone", "light")]["scrolled"]
+    if scrolled is not None and scrolled != {"atEnd": "sl-more-left", "atStart": "sl-more-right"}:
+        problems.append(f"phone, light: a box scrolled to its end and back is marked {scrolled}")
     assert not problems, "\n".join(problems)

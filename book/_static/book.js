@@ -20,8 +20,10 @@
   function mark(m) {
     m.box.classList.toggle("sl-more-left", m.more && m.left);
     m.box.classList.toggle("sl-more-right", m.more && m.right);
-    if (m.more && !m.box.hasAttribute("tabindex")) {
-      m.box.setAttribute("tabindex", "0"); // reachable by keyboard, so the arrow keys scroll it
+    // reachable by keyboard, so the arrow keys scroll it (the theme does the same for some boxes, 0.3 s
+    // after a resize; this one is at once)
+    if (m.more && m.box.getAttribute("tabindex") !== "0") {
+      m.box.setAttribute("tabindex", "0");
     }
   }
 
