@@ -15,6 +15,9 @@
   "Solution to 3.3.1", linked to its exercise, instead of repeating the title.
 * Figures shown by ``scalinglib.plots.figure_html`` carry the alt text written in
   their cell's metadata (``mystnb.image.alt``), as images from notebooks do.
+* Citations resolve in a fraction of the time: pybtex looks up its style plugins
+  among the installed packages' entry points for every citation (scanning every
+  installed distribution each time); the lookup is remembered for the build.
 """
 
 from __future__ import annotations
@@ -298,7 +301,23 @@ def launch_buttons_need_a_repository(app, config):
         options["use_repository_button"] = False
 
 
+def remember_pybtex_plugins() -> None:
+    """Make pybtex's plugin lookup remember its answers (the same group and name give the same class).
+
+    ``pybtex.plugin._load_entry_point`` reads ``importlib.metadata.entry_points`` on every call, and
+    sphinxcontrib-bibtex calls it for every citation: about a second of each build. A plugin found
+    once is the same for the whole process; a name not found still raises, and is looked up again.
+    """
+    import functools
+
+    import pybtex.plugin
+
+    if not hasattr(pybtex.plugin._load_entry_point, "cache_info"):
+        pybtex.plugin._load_entry_point = functools.lru_cache(maxsize=None)(pybtex.plugin._load_entry_point)
+
+
 def setup(app):
+    remember_pybtex_plugins()
     app.connect("config-inited", launch_buttons_need_a_repository)
     app.add_config_value("glossary_autolink", {}, "env")
     app.add_node(exercise_index_placeholder)
