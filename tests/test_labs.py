@@ -641,6 +641,33 @@ def test_a_job_that_ends_without_a_result_reports_mpiexecs_words(tmp_path):
         labs.run_ranks("pingpong", PINGPONG, 2, mpiexec=fake, timeout=20)
 
 
+PMIX_FAULT = ("  The PMIx server's listener thread failed to start. We cannot\n  continue.")
+
+
+def test_a_launcher_that_fails_before_any_rank_starts_is_launched_again(tmp_path, monkeypatch):
+    """Open MPI's launcher can fail at start-up for reasons of its own (its PMIx server's listener thread):
+    such a launch is tried again, up to LAUNCH_ATTEMPTS in all, and the record says so; a job that keeps
+    failing that way is an error that quotes mpiexec."""
+    from scalinglib.labs import launch
+
+    real = labs.find_mpiexec()
+    count = tmp_path / "launches"
+    fake = tmp_path / "mpiexec"
+    fake.write_text(f"#!/bin/sh\necho x >> '{count}'\n"
+                    f"if [ $(wc -l < '{count}') -le $FAIL_FIRST ]; then printf '%s\\n' \"{PMIX_FAULT}\" >&2; exit 213; fi\n"
+                    f"exec '{real}' \"$@\"\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("FAIL_FIRST", "1")
+    result, info = labs.run_ranks("pingpong", PINGPONG, 2, mpiexec=fake, mca=labs.TRANSPORTS["shm"], timeout=60)
+    assert result and count.read_text().count("x") == 2
+    assert any("launch 1 failed before any rank started (its PMIx server could not start)" in n for n in info.notes)
+    count.unlink()
+    monkeypatch.setenv("FAIL_FIRST", str(launch.LAUNCH_ATTEMPTS))
+    with pytest.raises(MPILaunchError, match="(?s)exit code 213.*PMIx server's listener thread"):
+        labs.run_ranks("pingpong", PINGPONG, 2, mpiexec=fake, timeout=60)
+    assert count.read_text().count("x") == launch.LAUNCH_ATTEMPTS
+
+
 def _agent(tmp_path, body):
     agent = tmp_path / "fake_ssh"
     agent.write_text("#!/bin/sh\n" + body)

@@ -428,7 +428,35 @@ def run_ranks(lab, config, ranks, *, mpiexec=None, hostfile=None, mca=(), oversu
     command, env, notes = mpiexec_command(ranks, mpiexec=mpiexec, hostfile=hostfile, mca=mca,
                                           oversubscribe=oversubscribe, bind=bind, launcher=launcher,
                                           extra_args=extra_args, argument=argument, cpus=cpus)
-    info = LaunchInfo(command=command, ranks=int(ranks), notes=notes)
+    attempt = 1
+    while True:
+        info = LaunchInfo(command=command, ranks=int(ranks), notes=list(notes))
+        try:
+            return _run_job(lab, ranks, command, env, info, start_timeout, timeout)
+        except _LauncherFault as fault:
+            if attempt == LAUNCH_ATTEMPTS:
+                raise MPILaunchError(str(fault)) from None
+            notes.append(f"launch {attempt} failed before any rank started ({fault.reason}), a fault of the "
+                         "launcher itself: the job was launched again")
+            attempt += 1
+
+
+#: Launches of one job, at most, when mpiexec fails before any rank starts for a reason of its own.
+LAUNCH_ATTEMPTS = 3
+#: What Open MPI prints when its launcher, not the job, failed at start-up; such a launch is tried again.
+_LAUNCHER_FAULTS = (("PMIx server's listener thread failed to start", "its PMIx server could not start"),)
+
+
+class _LauncherFault(MPILaunchError):
+    """mpiexec failed before any rank started, for a reason of its own (``_LAUNCHER_FAULTS``)."""
+
+    def __init__(self, message: str, reason: str):
+        super().__init__(message)
+        self.reason = reason
+
+
+def _run_job(lab, ranks, command, env, info, start_timeout, timeout):
+    """One launch of ``command``: rank 0's result and ``info``, or MPILaunchError."""
     began = time.perf_counter()
     try:
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
@@ -492,8 +520,12 @@ def run_ranks(lab, config, ranks, *, mpiexec=None, hostfile=None, mca=(), oversu
         raise MPILaunchError(f"rank {error.get('rank')} of the {lab} lab failed: {error.get('message')}")
     if result is None or code != 0:
         text = info.stderr + "".join(out)
-        raise MPILaunchError(f"the {lab} lab's MPI job ended with exit code {code} and no result.\n"
-                             f"Command: {info.command_line()[:400]}\n{_tail(text)}{_hint(text)}")
+        message = (f"the {lab} lab's MPI job ended with exit code {code} and no result.\n"
+                   f"Command: {info.command_line()[:400]}\n{_tail(text)}{_hint(text)}")
+        fault = next((reason for words, reason in _LAUNCHER_FAULTS if words in text), None)
+        if fault is not None and not started:
+            raise _LauncherFault(message, fault)
+        raise MPILaunchError(message)
     return result, info
 
 
