@@ -659,7 +659,7 @@ def test_a_launcher_that_fails_before_any_rank_starts_is_launched_again(tmp_path
     fake.chmod(0o755)
     monkeypatch.setenv("FAIL_FIRST", "1")
     result, info = labs.run_ranks("pingpong", PINGPONG, 2, mpiexec=fake, mca=labs.TRANSPORTS["shm"], timeout=60)
-    assert result and count.read_text().count("x") == 2
+    assert result and count.read_text().count("x") >= 2          # more only if the real launcher failed too
     assert any("launch 1 failed before any rank started (its PMIx server could not start)" in n for n in info.notes)
     count.unlink()
     monkeypatch.setenv("FAIL_FIRST", str(launch.LAUNCH_ATTEMPTS))
