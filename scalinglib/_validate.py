@@ -286,16 +286,16 @@ def _whole_within(x: np.ndarray, minimum: float, top: float) -> bool:
         scratch = _SCRATCH.buffers = (np.empty(65536), np.empty(65536, dtype=bool))
     values, differs = scratch
     step = values.size
-    trunc, not_equal = np.trunc, np.not_equal
-    for start in range(0, flat.size, step):
-        chunk = flat[start:start + step]
-        n = chunk.size
-        if not (minimum <= chunk.min() and chunk.max() <= top):
-            return False
-        trunc(chunk, out=values[:n])
-        if not_equal(values[:n], chunk, out=differs[:n]).any():
-            return False
-    return True
+    return all(_whole_chunk(flat[start:start + step], minimum, top, values, differs)
+               for start in range(0, flat.size, step))
+
+
+def _whole_chunk(chunk: np.ndarray, minimum: float, top: float, values: np.ndarray, differs: np.ndarray) -> bool:
+    """Whether every element of a float chunk is a whole number from ``minimum`` to ``top`` (NaN fails every
+    comparison); ``values`` and ``differs`` are scratch buffers at least as long as the chunk."""
+    n = chunk.size
+    return bool(minimum <= chunk.min() and chunk.max() <= top
+                and not np.not_equal(np.trunc(chunk, out=values[:n]), chunk, out=differs[:n]).any())
 
 
 #: Arrays at least this long may be checked and computed chunk by chunk (:func:`checked_in_chunks`).
@@ -319,19 +319,15 @@ def checked_in_chunks(x: np.ndarray, kind: str, compute):
     size = min(_CHUNK, flat.size)
     scratch, differs = np.empty(size), np.empty(size, dtype=bool)
     whole, floats = kind == "whole", x.dtype.kind == "f"
-    trunc, not_equal = np.trunc, np.not_equal
     for start in range(0, flat.size, _CHUNK):
         chunk = flat[start:start + _CHUNK]
         n = chunk.size
-        t = scratch[:n]
         if whole:
-            if not 1 <= chunk.min():                       # also false for NaN
+            if not (_whole_chunk(chunk, 1, _MAX_FLOAT, scratch, differs) if floats else 1 <= chunk.min()):
                 return None
-            if floats and (not chunk.max() < _INF or not_equal(trunc(chunk, out=t), chunk, out=differs[:n]).any()):
-                return None
-        elif not (0.0 <= chunk.min() and chunk.max() <= 1.0):
+        elif not (0.0 <= chunk.min() and chunk.max() <= 1.0):       # also false for NaN
             return None
-        compute(chunk, out[start:start + n], t)
+        compute(chunk, out[start:start + n], scratch[:n])
     return out.reshape(x.shape)
 
 

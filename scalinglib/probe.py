@@ -388,9 +388,14 @@ MEASURE_ENV = "SCALINGLIB_MEASURE"
 QUICK_REPEATS = 2
 
 
+def quick_measurements() -> bool:
+    """Whether the environment asks for quick measurements (:data:`MEASURE_ENV` is ``quick``)."""
+    return os.environ.get(MEASURE_ENV) == "quick"
+
+
 def _repeats(repeats: int) -> int:
     """``repeats``, or at most :data:`QUICK_REPEATS` when the environment asks for quick measurements."""
-    return min(repeats, QUICK_REPEATS) if os.environ.get(MEASURE_ENV) == "quick" else repeats
+    return min(repeats, QUICK_REPEATS) if quick_measurements() else repeats
 
 
 # --- timing helpers -----------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import os
 import numpy as np
 
 from .._validate import check_choice, check_positive, single, single_whole
-from ..probe import MEASURE_ENV, QUICK_REPEATS, CpuInfo, cpu_info
+from ..probe import MEASURE_ENV, QUICK_REPEATS, CpuInfo, cpu_info, quick_measurements
 from .launch import (
     TRANSPORTS,
     allreduce_algorithm_ids,
@@ -135,7 +135,7 @@ QUICK_NOTE = f"a quick run ({MEASURE_ENV}=quick): two short repeats, so every nu
 
 def _quick(notes: list[str], **values):
     """``values`` as given, or capped at :data:`QUICK` when the environment asks for quick measurements."""
-    if os.environ.get(MEASURE_ENV) != "quick":
+    if not quick_measurements():
         return tuple(values.values())
     notes.append(QUICK_NOTE)
     return tuple(type(v)(min(v, QUICK[k])) for k, v in values.items())
