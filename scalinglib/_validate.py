@@ -271,6 +271,16 @@ def check_fraction(name: str, value: Any, *, open_low: bool = False, open_high: 
 _SCRATCH = threading.local()
 
 
+def _scratch() -> tuple[np.ndarray, np.ndarray]:
+    """This thread's scratch buffers of the chunked checks (a float and a bool buffer of one chunk each), made
+    once. Half a megabyte made at each call costs fresh pages, or not, depending on what the allocator did
+    before: the time of a call moved from one process to the next."""
+    buffers = getattr(_SCRATCH, "buffers", None)
+    if buffers is None:
+        buffers = _SCRATCH.buffers = (np.empty(_CHUNK), np.empty(_CHUNK, dtype=bool))
+    return buffers
+
+
 def _whole_within(x: np.ndarray, minimum: float, top: float) -> bool:
     """Whether every element of a float array is a whole number from ``minimum`` to ``top``.
 
@@ -281,10 +291,7 @@ def _whole_within(x: np.ndarray, minimum: float, top: float) -> bool:
     flat = x.ravel()
     if flat.size <= 8192:
         return bool(minimum <= flat.min() and flat.max() <= top and np.all(np.trunc(flat) == flat))
-    scratch = getattr(_SCRATCH, "buffers", None)
-    if scratch is None:
-        scratch = _SCRATCH.buffers = (np.empty(65536), np.empty(65536, dtype=bool))
-    values, differs = scratch
+    values, differs = _scratch()
     step = values.size
     return all(_whole_chunk(flat[start:start + step], minimum, top, values, differs)
                for start in range(0, flat.size, step))
@@ -316,8 +323,7 @@ def checked_in_chunks(x: np.ndarray, kind: str, compute):
     """
     flat = x.ravel()
     out = np.empty(flat.shape)
-    size = min(_CHUNK, flat.size)
-    scratch, differs = np.empty(size), np.empty(size, dtype=bool)
+    scratch, differs = _scratch()
     whole, floats = kind == "whole", x.dtype.kind == "f"
     for start in range(0, flat.size, _CHUNK):
         chunk = flat[start:start + _CHUNK]

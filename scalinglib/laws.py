@@ -118,7 +118,7 @@ def amdahl_speedup(f, k):
             out = checked_in_chunks(f, "fraction", lambda c, o, t: _amdahl_into(c, kk, o))
             if out is not None:
                 return out
-    elif type(f) is float and chunkable(k) and k.dtype.kind == "f":   # integer counts: one min() is all their check
+    elif type(f) is float and chunkable(k):                  # worker counts, float or int64
         ff = check_fraction("f", f)
         out = checked_in_chunks(k, "whole", lambda c, o, t: _amdahl_into(ff, c, o))
         if out is not None:

@@ -384,6 +384,8 @@ def test_long_arrays_in_amdahls_law_are_checked_and_computed_chunk_by_chunk_with
     k[3] = 1.5
     with pytest.raises(ValueError, match="^k must be a whole number >= 1; got 1.5"):
         sl.amdahl_speedup(0.05, k)
+    with pytest.raises(ValueError, match="^k must be a whole number >= 1; got 0"):
+        sl.amdahl_speedup(0.05, np.arange(n))
     with pytest.raises(ValueError, match="^k must be a whole number >= 1"):
         sl.amdahl_speedup(fractions, 0)
     with pytest.raises(ValueError, match="^f must be in"):
