@@ -390,3 +390,21 @@ def test_long_arrays_in_amdahls_law_are_checked_and_computed_chunk_by_chunk_with
         sl.amdahl_speedup(fractions, 0)
     with pytest.raises(ValueError, match="^f must be in"):
         sl.amdahl_speedup(1.2, np.arange(1, n + 1))
+
+
+def test_chunked_paths_give_the_same_bits_from_several_threads_at_once():
+    """The chunked checks keep one pair of scratch buffers per thread: calls from threads running at the same
+    time never share them (each result is the single-thread result, bit for bit)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from scalinglib import _validate
+
+    n = _validate.CHUNKED_MIN + 2 * _validate._CHUNK + 11
+    counts = np.arange(1, n + 1, dtype=float)
+    fractions = np.linspace(0.0, 1.0, n)
+    calls = [lambda i=i: sl.strong_time(counts + i, 0.05, 0.01) for i in range(4)]
+    calls += [lambda i=i: sl.amdahl_speedup(fractions, 2 + i) for i in range(4)]
+    alone = [call().tobytes() for call in calls]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        for _ in range(3):
+            assert [r.tobytes() for r in pool.map(lambda call: call(), calls)] == alone
