@@ -32,6 +32,15 @@ def test_3_5_2_gustafson_efficiency_settles_at_one_minus_s():
     assert sl.amdahl_efficiency(0.05, 4096) < 0.01
 
 
+def test_3_5_2_amdahls_curve_bends_where_the_divided_part_equals_the_serial_part():
+    """At K = (1 - f)/f the divided part (1 - f)/K equals f and the speedup is half the ceiling 1/f;
+    at the slider's smallest f, 0.001, that K is 999, at the right edge of a plot up to 1,024."""
+    for f in (0.5, 0.2, 0.1, 0.05):                  # fractions whose (1 - f)/f is a whole number
+        k = round((1 - f) / f)
+        assert (1 - f) / k == pytest.approx(f) and sl.amdahl_speedup(f, k) == pytest.approx(sl.amdahl_ceiling(f) / 2)
+    assert round((1 - 0.001) / 0.001) == 999
+
+
 def test_3_5_3_the_same_run_two_baselines():
     f = sl.scaled_serial_fraction(0.05, 64)
     assert round(f, 6) == 0.000822
@@ -139,12 +148,17 @@ def test_3_5_6_usl_example_and_fit():
     by_hand, *_ = np.linalg.lstsq(design, k_obs / s_obs - 1, rcond=None)
     np.testing.assert_allclose(by_hand, sl.fit_usl(k_obs, s_obs))
     # over seeds 0-9: the peak averages 45, between 41 and 54, around the true 44; Amdahl's f near 0.055
-    peaks, fs = [], []
+    peaks, fs, coefficients = [], [], []
     for seed in range(10):
         noisy = sl.usl_speedup(k_obs, sigma, kappa) * np.random.default_rng(seed).normal(1.0, 0.02, k_obs.size)
-        peaks.append(sl.usl_peak_workers(*sl.fit_usl(k_obs, noisy)))
+        coefficients.append(sl.fit_usl(k_obs, noisy))
+        peaks.append(sl.usl_peak_workers(*coefficients[-1]))
         fs.append(sl.fit_amdahl(k_obs, noisy))
     assert round(np.mean(peaks)) == 45 and round(min(peaks)) == 41 and round(max(peaks)) == 54
+    # the coefficients err in opposite directions: the draw with the largest sigma, seed 3, has the smallest
+    # kappa and the highest peak
+    sigmas, kappas = np.array(coefficients).T
+    assert np.argmax(sigmas) == np.argmin(kappas) == np.argmax(peaks) == 3
     assert round(sl.usl_peak_workers(sigma, kappa)) == 44
     assert all(0.053 < f < 0.057 for f in fs)            # near 0.055 in every draw
     assert 1.75 < np.mean(fs) / sigma < 2                # almost twice the true contention
@@ -160,13 +174,13 @@ def test_3_5_exercise_solutions():
     assert f"{sl.scaled_serial_fraction(0.004, 1024):.3g}" == "3.92e-06"              # 3.92 in a million
     assert [round(sl.amdahl_speedup(f, 1024)) for f in (0.004, 0.008)] == [201, 111]    # about 201 and 111
     assert [sl.amdahl_ceiling(f) for f in (0.004, 0.008)] == [250, 125]                 # below ceilings of 250, 125
-    e_a = sl.karp_flatt(np.array(ex5.PROGRAM_A), np.array(ex5.KF_WORKERS))
-    e_b = sl.karp_flatt(np.array(ex5.PROGRAM_B), np.array(ex5.KF_WORKERS))
-    assert np.all(np.abs(e_a - 0.08) < 0.002) and e_b[-1] / e_b[0] > 3
-    fit_b = sl.fit_usl(ex5.KF_WORKERS, ex5.PROGRAM_B)
-    assert sl.usl_peak_workers(*fit_b) < 32
-    s_a32, s_b32 = ex5._predict_32()
-    assert s_a32 > s_b32 and ex5.PROGRAM_B[-1] > ex5.PROGRAM_A[-1]
+    e_c = sl.karp_flatt(np.array(ex5.PROGRAM_C), np.array(ex5.KF_WORKERS))
+    e_d = sl.karp_flatt(np.array(ex5.PROGRAM_D), np.array(ex5.KF_WORKERS))
+    assert np.all(np.abs(e_c - 0.08) < 0.002) and e_d[-1] / e_d[0] > 3
+    fit_d = sl.fit_usl(ex5.KF_WORKERS, ex5.PROGRAM_D)
+    assert sl.usl_peak_workers(*fit_d) < 32
+    s_c32, s_d32 = ex5._predict_32()
+    assert s_c32 > s_d32 and ex5.PROGRAM_D[-1] > ex5.PROGRAM_C[-1]
     x = ex5.LOAD_THROUGHPUT
     assert x[5] > x[4] and x[7] < x[5]                   # rises from 16 to 32, falls from 32 to 64
     assert 38 < sl.usl_peak_workers(*ex5.load_fit()) < 42

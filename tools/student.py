@@ -196,7 +196,7 @@ def build_site() -> Path:
 
 
 def notebook_imports(notebooks: list[Path]) -> dict[str, set[str]]:
-    """Names the notebooks import from each section module of the exercises: {"s3_5": {"PROGRAM_A", ...}}."""
+    """Names the notebooks import from each section module of the exercises: {"s3_5": {"PROGRAM_C", ...}}."""
     wanted: dict[str, set[str]] = {}
     for path in notebooks:
         for cell in nbformat.read(path, as_version=4).cells:

@@ -31,8 +31,8 @@ def implied_serial_fraction(measured, k=SANDIA_PROCESSORS):
 
 # --- 3.5.3: two programs measured at the same worker counts (speedups as printed, two decimals)
 KF_WORKERS = (2, 4, 8, 16)
-PROGRAM_A = tuple(round(float(x), 2) for x in amdahl_speedup(0.08, KF_WORKERS))
-PROGRAM_B = tuple(round(float(x), 2) for x in usl_speedup(KF_WORKERS, 0.01, 0.004))
+PROGRAM_C = tuple(round(float(x), 2) for x in amdahl_speedup(0.08, KF_WORKERS))
+PROGRAM_D = tuple(round(float(x), 2) for x in usl_speedup(KF_WORKERS, 0.01, 0.004))
 
 
 def _kf(data):
@@ -41,8 +41,8 @@ def _kf(data):
 
 def _predict_32():
     # no S(1) = 1 point is added: at K = 1 both columns of the fit and K/S - 1 are zero, so it would change nothing
-    f = fit_amdahl(KF_WORKERS, PROGRAM_A)
-    sigma, kappa = fit_usl(KF_WORKERS, PROGRAM_B)
+    f = fit_amdahl(KF_WORKERS, PROGRAM_C)
+    sigma, kappa = fit_usl(KF_WORKERS, PROGRAM_D)
     return [amdahl_speedup(f, 32), usl_speedup(32, sigma, kappa)]
 
 
@@ -132,7 +132,7 @@ register(
     ),
     Part(
         "ex-3-5-3a",
-        lambda: _kf(PROGRAM_A),
+        lambda: _kf(PROGRAM_C),
         kind="numbers",
         unit="fraction",
         share=True,
@@ -140,11 +140,11 @@ register(
     ),
     Part(
         "ex-3-5-3b",
-        lambda: _kf(PROGRAM_B),
+        lambda: _kf(PROGRAM_D),
         kind="numbers",
         unit="fraction",
         share=True,
-        hint="The same formula, on program B's speedups.",
+        hint="The same formula, on program D's speedups.",
     ),
     Part(
         "ex-3-5-3c",
@@ -159,7 +159,7 @@ register(
         kind="numbers",
         unit="speedup",
         fit=True,
-        hint="Fit Amdahl's law to A and the USL to B with the section's fitting functions, then evaluate each "
+        hint="Fit Amdahl's law to C and the USL to D with the section's fitting functions, then evaluate each "
         "fitted law at K = 32.",
     ),
     Part(

@@ -55,7 +55,7 @@ def amdahl_vs_gustafson(fig, f, k_max=1024):
 
 def gustafson_1988(fig, k=SANDIA_PROCESSORS, s_max=0.01):
     """Speedup on k processors against the serial fraction, read Gustafson's way (a grown job) and,
-    as the misreading of Section 3.5.3, Amdahl's way (the run's share s taken as a fixed job's f), with the three Sandia results placed at the serial fraction of
+    as the misreading of Section 3.5.4, Amdahl's way (the run's share s taken as a fixed job's f), with the three Sandia results placed at the serial fraction of
     the parallel run each implies (which puts them on the Gustafson line by construction).
     Returns the axes."""
     s = np.linspace(0.0, s_max, 201)
