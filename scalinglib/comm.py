@@ -223,7 +223,7 @@ def _check_power_of_two(collective, algorithm, p: np.ndarray) -> None:
             others = [a for a in ALGORITHMS[collective] if (collective, a) not in POWER_OF_TWO_ONLY]
             raise ValueError(
                 f"{_P} must be a power of two (1, 2, 4, 8, ...) for {algorithm} {collective}; got {value}. "
-                f"For other p use {' or '.join(map(repr, others))}"
+                f"For other K use {' or '.join(map(repr, others))}"
             )
 
 

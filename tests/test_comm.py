@@ -428,6 +428,17 @@ def test_section_3_8_claims():
     cross = {pair: sl.crossover_size("allreduce", *pair, 64, alpha, beta) / 1e6
              for pair in [("recursive_doubling", "ring"), ("recursive_doubling", "rabenseifner"), ("binomial_tree", "ring")]}
     assert [round(v, 3) for v in cross.values()] == [7.442, 0.372, 2.841]
+    # only the second crossover changes the winner: the ring and the tree never win at 64 processes
+    sweep = np.geomspace(1.0, 2.0**30, 400)
+    winners = sl.best_algorithm("allreduce", sweep, 64, alpha, beta)
+    assert set(winners) == {"recursive_doubling", "rabenseifner"}
+    switch = sweep[list(winners).index("rabenseifner")]
+    assert sweep[list(winners).index("rabenseifner") - 1] < 0.372e6 * 1.001 and 0.372e6 * 0.999 < switch
+    assert all(w == "rabenseifner" for w in winners[sweep > switch])
+    # Figure 3.8.2 at 1 MiB: the ring, with 126 latencies, is the slowest of the four
+    at_1mib = {a: sl.collective_time("allreduce", 2**20, 64, alpha, beta, algorithm=a)
+               for a in ("ring", "binomial_tree", "recursive_doubling", "rabenseifner")}
+    assert max(at_1mib, key=at_1mib.get) == "ring" and min(at_1mib, key=at_1mib.get) == "rabenseifner"
     assert sl.collective_cost_terms("allreduce", 64, "recursive_doubling")[0] == 6
     assert sl.collective_cost_terms("allreduce", 64, "rabenseifner")[0] == 12
     assert sl.collective_cost_terms("allreduce", 64, "ring")[0] == 126
@@ -556,6 +567,12 @@ def test_section_3_8_7_gradient_all_reduce_in_section_3_3s_layouts():
     assert all((rows[g].tp, rows[g].pp, rows[g].microbatches) == (4, 1, 4) for g in sizes if 16 <= g <= 1024)
     assert round(_t_ar(13e9, 256, 4, 1) * 4 * X_A100 / (4 * 13e9)) == 3018 > 2048
     assert round(rho[1024], 3) == 0.079 and max(rho[g] for g in sizes if g <= 1024) == rho[1024]
+    # the closed form rho_DP = 2 (B_rep* - bL) / (3 m bL), with the printed B_rep* = 3,018 and m = 4
+    b_star = _t_ar(13e9, 256, 4, 1) * 4 * X_A100 / (4 * 13e9)
+    assert 2 * (b_star - 2048) / (3 * 4 * 2048) == pytest.approx(rho[1024])
+    assert round(2 * (3018 - 2048) / (3 * 4 * 2048), 3) == 0.079
+    # the cap: 4 micro-batches of 2,048 tokens = 8,192 tokens a replica; 4e6 / 8,192 = 488, down to 256
+    assert rows[1024].microbatches * 2048 == 8192 and round(4e6 / 8192) == 488 and rows[1024].dp == 256
     assert (round(rows[1024].efficiency, 3), round(e_with[1024], 3)) == (0.939, 0.875)
     assert [round(e_with[g], 3) for g in (8, 16, 32, 64, 128, 256, 512)] == [0.939, 0.925, 0.900, 0.888, 0.881,
                                                                               0.878, 0.876]
@@ -721,3 +738,14 @@ def test_section_3_8_3_ring_loop_is_the_library():
     loop = sum(alpha + n / k * beta for _ in range(2 * (k - 1)))
     assert sl.collective_time("allreduce", n, k, alpha, beta, 0.0, algorithm="ring") == pytest.approx(loop)
     assert round(loop * 1e3, 4) == 35.07
+
+
+def test_the_models_bus_bandwidth_stays_below_one_over_beta():
+    """3.8.6: with any latency or addition cost, the model's own busbw of an all-reduce stays below the
+    ping-pong's 1/beta, for every algorithm and K (the text sets the measured busbw beside it)."""
+    alpha, beta, gamma = 0.7e-6, 1 / 9e9, 1 / 24e9
+    for k in (2, 4, 8, 16, 64):
+        for algorithm in ("ring", "recursive_doubling", "rabenseifner", "binomial_tree"):
+            for n in (2.0**21, 2.0**30):
+                t = sl.collective_time("allreduce", n, k, alpha, beta, gamma, algorithm=algorithm)
+                assert sl.bus_bandwidth("allreduce", n, t, k) < 1 / beta

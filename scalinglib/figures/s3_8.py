@@ -215,7 +215,7 @@ def pingpong_fit(fig, nbytes, seconds, alpha, beta):
     ax_t.set_ylabel("one-way time (\u00b5s)")
     ax_t.legend(loc="upper left", fontsize=8)
     ax_b.plot(nbytes, nbytes / seconds / 1e9, marker="o", linestyle="none", color=COLORS["vermillion"],
-              label="measured n / t")
+              label="measured n / T")
     ax_b.plot(grid, effective_bandwidth(grid, alpha, beta) / 1e9, color=COLORS["blue"], label="model")
     ax_b.set_ylabel("achieved bandwidth (GB/s)")
     x_lo, x_hi = float(nbytes.min()) / 1.5, float(nbytes.max()) * 1.5

@@ -87,7 +87,7 @@ def scaling_figure(fig, lab: ScalingLab):
 
 def pingpong_figure(fig, *labs: PingPongLab):
     """Left: one-way time against message size for each transport (best batch, bars up to the
-    median) with its fitted alpha + n beta. Right: the effective bandwidth n / t with each fit's
+    median) with its fitted alpha + n beta. Right: the effective bandwidth n / T with each fit's
     1/beta. Returns the two axes."""
     if not labs:
         raise ValueError("pingpong_figure needs at least one PingPongLab")
@@ -103,7 +103,7 @@ def pingpong_figure(fig, *labs: PingPongLab):
                       linestyle="none", capsize=2, color=color, label=f"{lab.transport}: measured")
         ax_t.plot(dense, (fit.alpha + dense * fit.beta) * 1e6, color=color, linestyle="--",
                   label=f"{lab.transport}: alpha = {fit.alpha * 1e6:.2f} us, 1/beta = {fit.bandwidth / 1e9:.2f} GB/s")
-        ax_b.plot(n, n / lab.best / 1e9, marker="o", color=color, label=f"{lab.transport}: n / t")
+        ax_b.plot(n, n / lab.best / 1e9, marker="o", color=color, label=f"{lab.transport}: n / T")
         ax_b.axhline(fit.bandwidth / 1e9, color=color, linestyle=":", linewidth=1.2)
     for ax in (ax_t, ax_b):
         _bytes_axis(ax, labs[0].nbytes)
@@ -172,7 +172,7 @@ def allreduce_figure(fig, lab: AllreduceLab, alpha: float, beta: float, k: int |
                          label=f"{pair.first} / {pair.second}, predicted: {format_bytes(pair.predicted)}")
     for ax in (ax_t, ax_r):
         _bytes_axis(ax, n)
-        ax.set_xlabel("vector size n (float32)")
+        ax.set_xlabel("message size n in bytes (float32 values)")
     ax_t.set_yscale("log")
     ax_t.set_ylabel(f"all-reduce time, K = {k} (us)")
     ax_t.set_title("markers: measured; lines: model", fontsize=9, fontweight="normal")

@@ -261,7 +261,7 @@ class PingPongLab:
             model, kept = fit.alpha + self.nbytes * fit.beta, fit.kept
         except ValueError:
             model, kept = np.full(self.nbytes.shape, np.nan), np.ones(self.nbytes.shape, dtype=bool)
-        rows = [f"{'n':>9} {'best':>10} {'median':>10} {'model':>10} {'best/model':>10} {'n/t (GB/s)':>10}"]
+        rows = [f"{'n':>9} {'best':>10} {'median':>10} {'model':>10} {'best/model':>10} {'n/T (GB/s)':>10}"]
         for n, b, m, p, k in zip(self.nbytes, self.best, self.median, model, kept):
             mark = "" if k else " (left out)"
             rows.append(f"{format_bytes(n):>9} {_us(b):>10} {_us(m):>10} {_us(p):>10} {b / p:>10.2f} "
