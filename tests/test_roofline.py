@@ -404,7 +404,7 @@ def test_device_roofline_counts_the_bytes_of_each_precision(fig):
     ax = s3_7.device_roofline(fig, "A100 SXM 80GB", 1024, precision="fp64")
     gx, _ = _lines(ax)["GEMM 1024\u00b3"]
     assert gx[0] == pytest.approx(2 * 1024 / 24) and round(gx[0], 1) == 85.3
-    assert "I = 85 FLOP/B" in ax.get_title()
+    assert "I = 85 FLOP/byte" in ax.get_title()
     add_x, _ = _lines(ax)["vector add"]
     assert add_x[0] == pytest.approx(1 / 24)
     plt.close(fig)

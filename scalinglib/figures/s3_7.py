@@ -220,7 +220,7 @@ def device_roofline(fig, device="H100 SXM 80GB", gemm_size=1024, precision="bf16
     plot_roofline(ax, peak, bw, {"vector add": add_i, f"GEMM {gemm_size}\u00b3": gemm_i},
                   label=f"{acc.name} ({precision})", color=COLORS["blue"])
     reach = float(attainable_flops(gemm_i, peak, bw))
-    ax.set_title(f"GEMM {gemm_size}\u00b3: I = {gemm_i:,.0f} FLOP/B, {roofline_regime(gemm_i, peak, bw)}, "
+    ax.set_title(f"GEMM {gemm_size}\u00b3: I = {gemm_i:,.0f} FLOP/byte, {roofline_regime(gemm_i, peak, bw)}, "
                  f"{reach / 1e12:,.0f} TFLOP/s ({reach / peak:.0%} of peak)", fontsize=9, fontweight="normal")
     ax.annotate(f"ridge {acc.ridge_point(precision):.0f}", (acc.ridge_point(precision), 0.03),
                 xytext=(3, 0), textcoords="offset points", fontsize=8, color=COLORS["blue"])
@@ -311,7 +311,7 @@ def measured_roofline(fig, peak_flops, bandwidth, runs, machine="this machine"):
     plot_roofline(ax, peak_flops, bandwidth, kernels, label=f"{machine}: min(P, B I)", scale=1e9,
                   intensity_range=(1 / 64, 512.0))
     ridge = ridge_point(peak_flops, bandwidth)
-    ax.annotate(f"ridge {ridge:.2g} FLOP/B", (ridge, peak_flops / 1e9), xytext=(4, 6), textcoords="offset points",
+    ax.annotate(f"ridge {ridge:.2g} FLOP/byte", (ridge, peak_flops / 1e9), xytext=(4, 6), textcoords="offset points",
                 fontsize=8, color=COLORS["blue"])
     ax.set_ylabel("FLOP/s (GFLOP/s)")
     ax.set_xlim(1 / 64, 512)
