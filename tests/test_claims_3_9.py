@@ -161,6 +161,7 @@ def test_serving_shape_cache_and_largest_batch():
     ell = h / 128
     c_kv = 2 * ell * h * 1024 * 2.0
     assert (round(h), round(ell, 1), round(c_kv / 1e9, 3)) == (4211, 32.9, 0.567)
+    assert round((128 * 7e9 / 12) ** (1 / 3)) == 4211          # N = 12 ell h^2 with ell = h / 128
     assert sl.get_accelerator(H100).memory_bytes == 80e9
     assert round((80 - 14) / 0.567, 1) == 116.4 and sl.max_decode_batch(7e9, 1024, device=H100) == 116
     assert sl.max_decode_batch(13e9, 1024, device=H100) == 62          # 32 is the largest power of two below
@@ -472,6 +473,8 @@ def test_exercise_3_9_6b_hint_warns_against_the_rounded_days():
     per_token = sl.megatron_flops_per_token(r.layers, r.hidden)
     assert round(per_token / 1e12, 2) == 1.20 and round(r.tflops_per_gpu * 1e12 / per_token) == 124
     assert round(100 * expected_answer("ex-3-9-4c"), 1) == 35.6
+    # the section's three-quarters shortcut passes from the 148 TFLOP/s the question points to
+    assert check("ex-3-9-4c", 0.75 * 148 / 312).correct
 
 
 def test_solution_3_9_4_model_rate():
@@ -492,3 +495,27 @@ def test_section_3_9_by_hand_tables_are_the_library():
     assert np.allclose(sl.cost_per_million_tokens(3.0, 2000.0, U), 1e6 * 3.0 / (3600 * 2000.0 * U))
     assert [round(float(c), 3) for c in sl.cost_per_million_tokens(3.0, 2000.0, U)] == [0.417, 0.521, 1.042, 4.167]
     assert sl.duty_cycle_cost_factor(0.4) == pytest.approx(2.5)
+
+
+def test_3_9_10_the_175b_run_is_held_below_its_critical_batch_by_its_replica_size():
+    """Eight stages to fit, so m = 32 micro-batches; 4,096 GPUs hold 64 replicas of 64 GPUs, a batch of 4.2M
+    tokens under the assumed 16M; at a 4M critical batch the cap leaves 32 replicas of 16 stages."""
+    big = sl.parallel_layout(4096, 175e9, 16e6, 16e6)
+    assert (big.tp, big.pp, big.dp, big.microbatches) == (8, 8, 64, 32)
+    assert big.dp * big.microbatches * 2048 == 4_194_304 < 16e6
+    capped = sl.parallel_layout(4096, 175e9, 4e6, 4e6)
+    assert (capped.tp, capped.pp, capped.dp, capped.microbatches) == (8, 16, 32, 32)
+
+
+def test_3_9_8_the_all_reduce_time_does_not_depend_on_t():
+    """Each of a data-parallel group's 8/t rings per node carries (2N/t)/(8/t) = 2N/8 bytes, so the exposed
+    gradient all-reduce's time is the same at t = 4 and t = 8 (only the compute beside it halves)."""
+    four, eight = (sl.parallel_layout(k, 13e9, 4e6, 4e6) for k in (1024, 2048))
+    assert (four.tp, eight.tp) == (4, 8) and four.dp == eight.dp == 256
+    nvlink, port = (1 / sl.LINKS[name].bandwidth for name in ("NVLink 3 (A100)", "InfiniBand HDR"))
+    times = []
+    for t in (4, 8):
+        per_node = 8 // t                               # members of a data-parallel group in one node
+        times.append(sl.multiring_allreduce_time(2 * 13e9 / t, 256 // per_node, per_node, 0.0, nvlink, 0.0, port,
+                                                 nics=per_node))
+    assert times[0] == pytest.approx(times[1], rel=0.01)
