@@ -252,10 +252,10 @@ def test_straggler_curves(fig):
     np.testing.assert_allclose(alone, 1.05)
     assert r"one worker alone: $t_0 + \tau$" in ax_t.get_legend_handles_labels()[1]
     eff_lines = _lines(ax_e)
-    _, eff = eff_lines[r"no backups: $(t_0 + \tau)\,/\,\mathrm{E}[T_\mathrm{step}]$"]
+    _, eff = eff_lines[r"no backups: $(t_0 + \tau)\,/\,\mathbb{E}[T_\mathrm{step}]$"]
     np.testing.assert_allclose(eff, 1.05 / closed)
     # the green curve's formula, in its legend entry, includes K / (K + r)
-    green = r"$r = K/32$ backups: $\frac{K}{K + r}\,(t_0 + \tau)\,/\,\mathrm{E}[T_\mathrm{step}]$"
+    green = r"$r = K/32$ backups: $\frac{K}{K + r}\,(t_0 + \tau)\,/\,\mathbb{E}[T_\mathrm{step}]$"
     _, eff_b = eff_lines[green]
     np.testing.assert_allclose(eff_b, kb * 1.05 / ((kb + kb // 32) * backed))
     assert ax_e.get_ylabel() == "efficiency"

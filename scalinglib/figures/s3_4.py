@@ -180,10 +180,10 @@ def stragglers(fig, base_time=1.0, jitter=0.05, k_max=4096, seed=0, n_steps=500)
     ax_t.legend(loc="upper left", fontsize=7.5)
     mean_worker = base_time + jitter
     ax_e.plot(ks, mean_worker / closed, color=COLORS["blue"],
-              label=r"no backups: $(t_0 + \tau)\,/\,\mathrm{E}[T_\mathrm{step}]$")
+              label=r"no backups: $(t_0 + \tau)\,/\,\mathbb{E}[T_\mathrm{step}]$")
     # with backups, K + r workers are paid for K workers' results
     ax_e.plot(ks[big], ks[big] * mean_worker / ((ks[big] + backups) * with_backups), color=COLORS["green"],
-              linestyle="-.", label=r"$r = K/32$ backups: $\frac{K}{K + r}\,(t_0 + \tau)\,/\,\mathrm{E}[T_\mathrm{step}]$")
+              linestyle="-.", label=r"$r = K/32$ backups: $\frac{K}{K + r}\,(t_0 + \tau)\,/\,\mathbb{E}[T_\mathrm{step}]$")
     log2_axis(ax_e, "x")
     ax_e.set_ylim(0.5, 1.02)
     ax_e.set_xlabel("workers K")
