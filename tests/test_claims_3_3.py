@@ -193,6 +193,14 @@ def test_past_the_cap_every_model_falls_onto_nearly_the_same_curve():
     placed = [e for e in e8192.values() if not np.isnan(e)]
     assert len(placed) == 3 and np.isnan(e8192[1e12])
     assert round(min(placed), 3) == 0.325 and round(max(placed), 3) == 0.345
+    # why: 1,048,576 batch tokens over 8,192 GPUs is 128 a GPU, so with t = 8 and 2,048-token micro-batches
+    # every placed model runs p = 2m stages, and its bubble is (p - 1)/m = 2 - 1/m
+    for n in MODELS:
+        lay = sl.parallel_layout(8192, n, DEFAULT_BATCH, DEFAULT_CRIT)
+        if lay.fits:
+            assert lay.dp * lay.microbatches * 2048 // 8192 == 128
+            assert lay.tp == 8 and lay.pp == 2 * lay.microbatches
+            assert lay.bubble_fraction == pytest.approx(2 - 1 / lay.microbatches)
     e16k = [_e(_sweep(n), 16384) for n in (1.3e9, 13e9)]
     assert [round(e, 3) for e in e16k] == [0.197, 0.204]
 
