@@ -216,9 +216,19 @@ def test_rings_across_servers_are_explained_before_they_are_used():
     figure, and exercise 3.2.4 cites that paragraph, not the figure."""
     prose = _prose(S32)
     rings = prose.index("(sec-3-2-rings)=")
-    for fact in ("goes as fast as its slowest hop", "as if every hop were on the network", "an eighth of the bytes"):
+    for fact in ("goes as fast as its slowest hop", "the whole ring runs at the port's speed", "an eighth of the bytes",
+                 "The network hops stay the slowest"):
         assert rings < prose.index(fact) < prose.index("Figure 3.2.2 and the table price both layouts"), fact
     assert "as in Figure 3.2.2" not in prose and prose.count("<sec-3-2-rings>") == 2
+
+
+def test_the_port_still_sets_the_pace_of_node_ordered_rings():
+    """3.2.7: with eight rings at once, a GPU's port carries an eighth of its ring bytes at 25 GB/s (5 ps per
+    ring byte) and its NVLink seven eighths at 300 GB/s (2.9 ps): the port stays the slowest hop."""
+    hdr, nvl = sl.LINKS["InfiniBand HDR"].bandwidth, sl.LINKS["NVLink 3 (A100)"].bandwidth
+    port, nvlink = 1 / (8 * hdr), 7 / (8 * nvl)
+    assert (round(port * 1e12), round(nvlink * 1e12, 1)) == (5, 2.9) and port > nvlink
+    assert "5 ps per ring byte" in _prose(S32) and "2.9 ps" in _prose(S32)
 
 
 def test_memory_units_sentence():
