@@ -307,6 +307,11 @@ def test_3_6_4_library_scans_match_the_counts():
         766, 17)
     x = list(range(1, n + 1))
     assert sl.evaluate(sl.hillis_steele_scan_dag(n), x) == list(np.cumsum(x))
+    # the exact Hillis-Steele work, sum over rounds of (n - 2^j) = n log2 n - n + 1 for n a power of two
+    for size in (8, 256, 1024):
+        rounds = int(np.log2(size))
+        assert sl.work(sl.hillis_steele_scan_dag(size)) == sum(size - 2**j for j in range(rounds)) \
+            == size * rounds - size + 1
     assert sl.evaluate(sl.blelloch_scan_dag(n), x) == list(np.cumsum(x) - x)
 
 
@@ -328,6 +333,10 @@ def test_3_6_6_layer_stack_and_pipeline():
     schedule = sl.greedy_schedule(sl.layer_stack_dag(3, 6), 4)
     first_layer = [t for t in schedule.tasks if t.node[0] == "piece" and t.node[1] == 0]
     assert sorted({t.start for t in first_layer}) == [0.0, 1.0]   # six pieces, two rounds on four processors
+    # two rounds and a combine: 3 units a layer, 9 in all, against Brent's lower bound max(W/K, D) = 6
+    dag = sl.layer_stack_dag(3, 6)
+    assert schedule.makespan == 3 * (math.ceil(6 / 4) + 1) == 9
+    assert max(sl.work(dag) / 4, sl.depth(dag)) == 6
     pipe = sl.greedy_schedule(sl.pipeline_dag(4, 8), 4, pinned=True)
     assert pipe.makespan == 33 and pipe.bubble_fraction == 0.375 and round(pipe.utilization, 3) == 0.727
 
