@@ -58,13 +58,14 @@ def _strong(k, s, c):
 def _strong_into(s, c):
     """``compute`` for :func:`checked_in_chunks`: the operations of :func:`_strong`, in its order."""
     a = 1.0 - s
+    divide, add, log2, multiply = np.divide, np.add, np.log2, np.multiply
 
     def compute(k, out, scratch):
-        np.divide(a, k, out=out)
-        out += s
-        np.log2(k, out=scratch)
-        scratch *= c
-        out += scratch
+        divide(a, k, out=out)
+        add(out, s, out=out)
+        log2(k, out=scratch)
+        multiply(scratch, c, out=scratch)
+        add(out, scratch, out=out)
     return compute
 
 
