@@ -21,7 +21,9 @@ Beside each timing are the load averages before and after it and the CPU seconds
 used (user + system, all its processes): a wall time far above its CPU time / 2 cores on a
 loaded machine was disturbed, and ``--repeat`` runs the fast figures several times. The machine's
 package caches are used as they are (the uv and pip caches are warm on a developer's machine);
-``cache`` in the output says which installer ran.
+``cache`` in the output says which installer ran. The machine's own speed, on a fixed workload, is timed at
+the start and the end (``machine_speed`` in the JSON): this machine's speed moves by a fifth from one hour
+to the next, and two runs of the bench compare only alongside it.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import math
 import os
 import platform
 import resource
@@ -256,6 +259,32 @@ def library_figures(clone_dir: Path) -> tuple[list[dict], str | None]:
 
 # ---------------------------------------------------------------- main
 
+def machine_speed() -> dict:
+    """The machine's speed now, on a fixed workload the book does not change: the best of 15 runs of the
+    strong_time formula on 1e6 floats (written in place) and of a Python loop of 1e6 additions.
+    Timed at the start and the end of a bench, it says how fast the machine ran, so that two bench.json files
+    can be compared: the same code measured in a slower hour gives slower figures."""
+    import numpy as np
+
+    x = np.arange(1.0, 1_000_001.0)
+    a, b = np.empty_like(x), np.empty_like(x)     # written in place: no allocation in the timing
+    best_np = best_py = math.inf
+    for _ in range(15):
+        start = time.process_time()
+        np.divide(0.95, x, out=a)
+        a += 0.05
+        np.log2(x, out=b)
+        b *= 0.01
+        a += b
+        best_np = min(best_np, time.process_time() - start)
+        start = time.process_time()
+        total = 0
+        for i in range(1_000_000):
+            total += i
+        best_py = min(best_py, time.process_time() - start)
+    return {"numpy_expression_ms": round(1e3 * best_np, 3), "python_loop_ms": round(1e3 * best_py, 2)}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ref", default="HEAD", help="commit to measure (default: HEAD of this checkout)")
@@ -279,6 +308,8 @@ def main() -> int:
     notes: list[str] = [installer_note()]
     pages: dict = {}
     started = time.perf_counter()
+    machine = {"start": machine_speed()}
+    print(f"bench: machine speed at the start: {machine['start']}")
     try:
         work = tmp / "clone"
         clone(commit, work)
@@ -312,11 +343,13 @@ def main() -> int:
             env["CI"] = "true"
             figures.append(timed("ci_fresh_clone_s", ["bash", ".ci/run"], ci, log, env=env))
     finally:
+        machine["end"] = machine_speed()
+        print(f"bench: machine speed at the end: {machine['end']}")
         result = {
             "when": datetime.now(UTC).isoformat(timespec="seconds"),
             "commit": commit, "ref": args.ref, "host": platform.node(), "cores": os.cpu_count(),
             "python": platform.python_version(), "bench_wall_s": round(time.perf_counter() - started, 1),
-            "notes": notes, "figures": figures, "page_transfers": pages, "log": str(log),
+            "notes": notes, "machine_speed": machine, "figures": figures, "page_transfers": pages, "log": str(log),
         }
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(result, indent=1))
