@@ -118,7 +118,7 @@ def brent_curves(fig, example, processors=PROCESSORS):
     ax.axvline(w / d, color=COLORS["green"], linestyle="--", linewidth=1.2, label=f"parallelism W/D = {_fmt(w / d)}")
     log2_axis(ax, "both")
     ax.set_xlabel("processors K")
-    ax.set_ylabel("time T_K (units of one operation)")
+    ax.set_ylabel("time T_K (units of node cost)")
     ax.set_title(f"{example}: W = {_fmt(w)}, D = {_fmt(d)}", fontsize=9, fontweight="normal")
     ax.legend(loc="lower left", fontsize=7)
     return ax
@@ -161,7 +161,7 @@ def schedule_gantt(fig, dag, p):
                         fontsize=7, color="white")
     lower, upper = brent_bounds(work(dag), depth(dag), p)
     ax.set_yticks(range(p))
-    ax.set_xlabel("time (units of one operation)")
+    ax.set_xlabel("time (units of node cost)")
     ax.set_ylabel("processor")
     ax.set_title(f"{dag.graph.get('name', 'DAG')} on K = {p}: makespan {_fmt(schedule.makespan)}, "
                  f"Brent bounds {_fmt(lower)} ... {_fmt(upper)}", fontsize=9, fontweight="normal")
