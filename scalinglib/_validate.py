@@ -291,18 +291,31 @@ def _whole_within(x: np.ndarray, minimum: float, top: float) -> bool:
     flat = x.ravel()
     if flat.size <= 8192:
         return bool(minimum <= flat.min() and flat.max() <= top and np.all(np.trunc(flat) == flat))
-    values, differs = _scratch()
-    step = values.size
-    return all(_whole_chunk(flat[start:start + step], minimum, top, values, differs)
-               for start in range(0, flat.size, step))
+    return all(_whole_chunk(chunk, minimum, top, values, marks) for _, chunk, values, marks in _chunks(flat))
 
 
-def _whole_chunk(chunk: np.ndarray, minimum: float, top: float, values: np.ndarray, differs: np.ndarray) -> bool:
+def _chunks(flat: np.ndarray):
+    """``(start, chunk, values, marks)`` for each cache-sized chunk of ``flat``, with this thread's scratch
+    buffers cut to the chunk's length (only the short last chunk needs a slice)."""
+    scratch, differs = _scratch()
+    size = flat.size
+    for start in range(0, size, _CHUNK):
+        stop = start + _CHUNK
+        if stop > size:
+            yield start, flat[start:], scratch[:size - start], differs[:size - start]
+        else:
+            yield start, flat[start:stop], scratch, differs
+
+
+def _whole_chunk(chunk: np.ndarray, minimum: float, top: float, values: np.ndarray, marks: np.ndarray) -> bool:
     """Whether every element of a float chunk is a whole number from ``minimum`` to ``top`` (NaN fails every
-    comparison); ``values`` and ``differs`` are scratch buffers at least as long as the chunk."""
-    n = chunk.size
-    return bool(minimum <= chunk.min() and chunk.max() <= top
-                and not np.not_equal(np.trunc(chunk, out=values[:n]), chunk, out=differs[:n]).any())
+    comparison); ``values`` and ``marks`` are scratch buffers of the chunk's length."""
+    return bool(minimum <= _LOWEST(chunk) and _HIGHEST(chunk) <= top
+                and not _ANY_TRUE(np.not_equal(np.trunc(chunk, out=values), chunk, out=marks)))
+
+
+#: The reductions of the chunked checks, looked up once.
+_LOWEST, _HIGHEST, _ANY_TRUE = np.minimum.reduce, np.maximum.reduce, np.logical_or.reduce
 
 
 #: Arrays at least this long may be checked and computed chunk by chunk (:func:`checked_in_chunks`).
@@ -323,38 +336,25 @@ def checked_in_chunks(x: np.ndarray, kind: str, compute):
     shape of ``x``, or None at the first chunk that fails, without a word: the caller then runs the
     full check, which names the bad value.
 
-    The loop calls the ufuncs directly and slices the scratch buffers only for a short last chunk: on
-    a million elements the Python around the numpy calls cost about 5% of the call.
+    The loop calls the reductions as ufunc methods and slices the scratch buffers only for a short last
+    chunk: on a million elements the Python around the numpy calls cost about 5% of the call.
     """
     flat = x.ravel()
-    size = flat.size
     out = np.empty(flat.shape)
+    whole, floats = kind == "whole", x.dtype.kind == "f"
     scratch, differs = _scratch()
-    lowest, highest, any_true, trunc, not_equal = _LOWEST, _HIGHEST, _ANY_TRUE, np.trunc, np.not_equal
-    whole_floats, whole_ints = kind == "whole" and x.dtype.kind == "f", kind == "whole" and x.dtype.kind != "f"
-    top = _MAX_FLOAT
-    for start in range(0, size, _CHUNK):
+    size = flat.size
+    for start in range(0, size, _CHUNK):              # as _chunks, without a generator in the hot loop
         stop = start + _CHUNK
         chunk = flat[start:stop]
-        if stop > size:                                   # the short last chunk
-            values, marks = scratch[:size - start], differs[:size - start]
-        else:
-            values, marks = scratch, differs
-        if whole_floats:                                  # NaN fails every comparison
-            if not (1 <= lowest(chunk) and highest(chunk) <= top
-                    and not any_true(not_equal(trunc(chunk, out=values), chunk, out=marks))):
+        values, marks = (scratch, differs) if stop <= size else (scratch[:size - start], differs[:size - start])
+        if whole:
+            if not (_whole_chunk(chunk, 1, _MAX_FLOAT, values, marks) if floats else 1 <= _LOWEST(chunk)):
                 return None
-        elif whole_ints:
-            if not 1 <= lowest(chunk):
-                return None
-        elif not (0.0 <= lowest(chunk) and highest(chunk) <= 1.0):
+        elif not (0.0 <= _LOWEST(chunk) and _HIGHEST(chunk) <= 1.0):       # also false for NaN
             return None
-        compute(chunk, out[start:stop], values)
+        compute(chunk, out[start:start + chunk.size], values)
     return out.reshape(x.shape)
-
-
-#: The reductions of :func:`checked_in_chunks`, looked up once.
-_LOWEST, _HIGHEST, _ANY_TRUE = np.minimum.reduce, np.maximum.reduce, np.logical_or.reduce
 
 
 def chunkable(x) -> bool:
