@@ -327,14 +327,16 @@ _CHUNK = 32768
 
 
 def checked_in_chunks(x: np.ndarray, kind: str, compute):
-    """Check a long float64 or int64 array and compute from it, one cache-sized chunk at a time.
+    """Compute from a long float64 or int64 array and check it, one cache-sized chunk at a time.
 
     ``kind`` is ``"whole"`` (whole numbers from 1 up, finite) or ``"fraction"`` (in [0, 1]). For each
-    chunk, once it passes, ``compute(chunk, out, scratch)`` writes that chunk's results into ``out``
-    (``scratch`` is a float buffer of the same length). A formula computed this way reads each element
-    from the cache, not from memory, and makes no array-sized temporaries. Returns the results in the
-    shape of ``x``, or None at the first chunk that fails, without a word: the caller then runs the
-    full check, which names the bad value.
+    chunk, ``compute(chunk, out, scratch)`` writes that chunk's results into ``out`` (``scratch`` is a float
+    buffer of the same length), and then the chunk is checked while it is still in the cache: the formula's
+    divisions hide the fetch of the chunk from memory, which a check run first would wait for. Bad values
+    may be computed on before they are found, so floating-point warnings are silenced here; their
+    results are thrown away. A formula computed this way makes no array-sized temporaries. Returns the
+    results in the shape of ``x``, or None at the first chunk that fails, without a word: the caller then
+    runs the full check, which names the bad value.
 
     The loop calls the reductions as ufunc methods and slices the scratch buffers only for a short last
     chunk: on a million elements the Python around the numpy calls cost about 5% of the call.
@@ -344,16 +346,17 @@ def checked_in_chunks(x: np.ndarray, kind: str, compute):
     whole, floats = kind == "whole", x.dtype.kind == "f"
     scratch, differs = _scratch()
     size = flat.size
-    for start in range(0, size, _CHUNK):              # as _chunks, without a generator in the hot loop
-        stop = start + _CHUNK
-        chunk = flat[start:stop]
-        values, marks = (scratch, differs) if stop <= size else (scratch[:size - start], differs[:size - start])
-        if whole:
-            if not (_whole_chunk(chunk, 1, _MAX_FLOAT, values, marks) if floats else 1 <= _LOWEST(chunk)):
+    with np.errstate(all="ignore"):
+        for start in range(0, size, _CHUNK):              # as _chunks, without a generator in the hot loop
+            stop = start + _CHUNK
+            chunk = flat[start:stop]
+            values, marks = (scratch, differs) if stop <= size else (scratch[:size - start], differs[:size - start])
+            compute(chunk, out[start:start + chunk.size], values)
+            if whole:
+                if not (_whole_chunk(chunk, 1, _MAX_FLOAT, values, marks) if floats else 1 <= _LOWEST(chunk)):
+                    return None
+            elif not (0.0 <= _LOWEST(chunk) and _HIGHEST(chunk) <= 1.0):       # also false for NaN
                 return None
-        elif not (0.0 <= _LOWEST(chunk) and _HIGHEST(chunk) <= 1.0):       # also false for NaN
-            return None
-        compute(chunk, out[start:start + chunk.size], values)
     return out.reshape(x.shape)
 
 

@@ -392,6 +392,35 @@ def test_long_arrays_in_amdahls_law_are_checked_and_computed_chunk_by_chunk_with
         sl.amdahl_speedup(1.2, np.arange(1, n + 1))
 
 
+def test_bad_values_in_a_long_array_give_the_refusal_only_not_a_numpy_warning_or_error():
+    """Each chunk is computed before it is checked: a zero, a negative or a NaN worker count (or fraction) is
+    computed on first. The reader still sees only the ValueError that names it: no RuntimeWarning, and no
+    FloatingPointError under ``np.seterr(all="raise")``."""
+    import warnings
+
+    from scalinglib import _validate
+
+    n = _validate.CHUNKED_MIN + 11
+    calls = []
+    for bad in (0.0, -0.0, -3.0, -np.inf, np.nan, np.inf):      # -0.0 makes T = -inf: finite checks miss it
+        k = np.arange(1, n + 1, dtype=float)
+        k[n // 2] = bad
+        calls += [lambda k=k, s=s, c=c: sl.strong_time(k, s, c) for s, c in ((0.05, 0.01), (1.0, 0.0), (0.0, 2.0))]
+        calls += [lambda k=k, f=f: sl.amdahl_speedup(f, k) for f in (0.05, 1.0, 0.0)]
+    k = np.arange(1, n + 1)
+    k[5] = -2
+    calls += [lambda: sl.strong_time(k, 0.5, 0.0), lambda: sl.amdahl_speedup(1.0, k)]
+    f = np.linspace(0.0, 1.0, n)
+    f[7] = -1.0
+    calls.append(lambda: sl.amdahl_speedup(f, 8))
+    for setting in ("warn", "raise"):
+        with warnings.catch_warnings(), np.errstate(all=setting):
+            warnings.simplefilter("error")
+            for call in calls:
+                with pytest.raises(ValueError, match=r"^(k|f) must be"):
+                    call()
+
+
 def test_chunked_paths_give_the_same_bits_from_several_threads_at_once():
     """The chunked checks keep one pair of scratch buffers per thread: calls from threads running at the same
     time never share them (each result is the single-thread result, bit for bit)."""
