@@ -88,7 +88,7 @@ def graded(tmp_path_factory):
     (folder / "not_a_notebook.ipynb").write_text("{ this is not json")
     out = tmp_path_factory.mktemp("grades")
     t0 = time.monotonic()
-    csv_path = grade.grade(folder, out, budget=90, cell_timeout=15, jobs=2)
+    csv_path = grade.grade(folder, out, budget=90, cell_timeout=8, jobs=2)   # 8 s: ample for a cell here even on a busy machine
     seconds = time.monotonic() - t0
     with csv_path.open() as f:
         rows = {Path(r["submission"]).stem: r for r in csv.DictReader(f)}
@@ -124,7 +124,7 @@ def test_scores(graded):
 def test_problems_are_recorded(graded):
     rows, out, _, seconds = graded
     assert "RuntimeError: my code broke" in rows["raises"]["problems"]
-    assert "ran longer than 15 s and was interrupted" in rows["loops_forever"]["problems"]
+    assert "ran longer than 8 s and was interrupted" in rows["loops_forever"]["problems"]
     assert "could not read" in rows["not_a_notebook"]["problems"]
     feedback = (out / "feedback" / "loops_forever.txt").read_text()
     assert "8 of 12 parts right" in feedback

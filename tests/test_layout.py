@@ -198,28 +198,42 @@ def _painted_backgrounds(page, blocks, viewport):
     None for a block too small to tell or out of reach (inside a box scrolled sideways).
 
     The page is scrolled so that a block's corner sits a third of the way down the window (clear of the
-    sticky header), and the band from there to the window's bottom is captured once: the corners of the
-    blocks below it in that band (a slider's panel, controls and frame) are read from the same capture.
+    sticky header); the blocks whose corners then lie in the window below it (a slider's panel, controls
+    and frame) are read from one capture, of the smallest rectangle that holds their patches (a capture
+    costs a fixed part and a part that grows with its area).
     """
     colours = [None] * len(blocks)
-    band, top, bottom = None, 0, -1
+    group, top, bottom = [], 0, -1                # the patches readable at the page's present scroll position
     for i in sorted(range(len(blocks)), key=lambda j: blocks[j]["y"]):
         block = blocks[i]
         if block["w"] < 16 or block["h"] < 16 or block["x"] + 11 > viewport["width"]:
             continue
         x, y = int(block["x"]) + 3, int(block["y"]) + 3
         if not top <= y <= bottom - 8:
+            _capture_patches(page, group, colours)
             scrolled = page.evaluate("(y) => { window.scrollTo(0, y); return window.scrollY; }",
                                      max(0, int(block["y"]) - viewport["height"] // 3))
-            start = y - scrolled
-            if not 0 <= start <= viewport["height"] - 8:
+            group, top, bottom = [], y, scrolled + viewport["height"]
+            if not 0 <= y - scrolled <= viewport["height"] - 8:
+                top, bottom = 0, -1
                 continue
-            clip = {"x": 0, "y": start, "width": viewport["width"], "height": viewport["height"] - start}
-            band = Image.open(io.BytesIO(page.screenshot(clip=clip))).convert("RGB")
-            top, bottom = y, y + clip["height"]
-        patch = band.crop((x, y - top, x + 8, y - top + 8))
-        colours[i] = max(patch.getcolors(64), key=lambda c: c[0])[1]
+        group.append((i, x, y - (bottom - viewport["height"])))
+    _capture_patches(page, group, colours)
     return colours
+
+
+def _capture_patches(page, group, colours):
+    """Capture the rectangle around the 8 x 8 patches of ``group`` (block index, x and y in the window, as the
+    page is scrolled now) and write each patch's most common colour into ``colours``."""
+    if not group:
+        return
+    left, upper = min(x for _, x, _ in group), min(y for _, _, y in group)
+    right, lower = max(x for _, x, _ in group) + 8, max(y for _, _, y in group) + 8
+    shot = page.screenshot(clip={"x": left, "y": upper, "width": right - left, "height": lower - upper})
+    image = Image.open(io.BytesIO(shot)).convert("RGB")
+    for i, x, y in group:
+        patch = image.crop((x - left, y - upper, x - left + 8, y - upper + 8))
+        colours[i] = max(patch.getcolors(64), key=lambda c: c[0])[1]
 
 
 # ------------------------------------------------------------------------------------------- the run
