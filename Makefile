@@ -149,8 +149,9 @@ grade: $(READY)
 
 # Independent stages run side by side (the machine's cores are busy while one stage waits on a
 # browser or runs one process); -k: every stage reports even when another fails. Add a new stage
-# to this list (and its own target) to run it with the others.
-test-stages: test-site unit-a unit-b nbval lint student-test lab-test
+# to this list (and its own target) to run it with the others. They start in this order: the longest
+# chains first, and nbval (two workers) last, so that both cores stay busy to the end.
+test-stages: test-site unit-a unit-b student-test lab-test lint nbval
 
 test: $(READY)
 	@SECONDS=0; echo "== test: lint, unit, nbval, site, student and lab stages, $(TEST_JOBS) at a time; each stage's output appears when it ends =="; \
