@@ -31,9 +31,9 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-import networkx as nx
 import numpy as np
 
+from ._lazy import lazy_module
 from ._validate import (
     as_float_array,
     check_broadcast,
@@ -48,6 +48,8 @@ from ._validate import (
     single,
     single_whole,
 )
+
+nx = lazy_module("networkx")      # loaded at the first graph built or checked
 
 __all__ = [
     "COST",

@@ -17,9 +17,11 @@ directly gets it. Nothing else is touched; with the package absent, the import f
 from __future__ import annotations
 
 import importlib
-import importlib.abc
-import importlib.util
 import sys
+
+# Only ``sys`` and ``importlib`` (already loaded at start) are imported here: this file runs in every
+# Python process of the venv, and ``importlib.abc`` alone (with ``importlib.resources``) costs 25 ms
+# there. The finder and the loader are plain classes; ``importlib.util`` is imported when needed.
 
 NAME = "rfc3987_syntax"
 
@@ -41,12 +43,15 @@ def is_valid_syntax(term, value):
     return _real().is_valid_syntax(term, value)
 
 
-class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+class _Finder:
+    """A meta path finder and the loader of the stand-in (the import protocol's methods, no base class)."""
+
     active = True
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname != NAME or not _Finder.active:
             return None
+        import importlib.util
         _Finder.active = False                  # is the real package there at all?
         try:
             found = importlib.util.find_spec(NAME)

@@ -52,13 +52,17 @@ fi
 if [ -n "$uv" ]; then
   say "installing the pinned requirements with $("$uv" --version)"
   "$uv" pip install --quiet --python "$VENV/bin/python" -r requirements.txt
-  "$uv" pip install --quiet --python "$VENV/bin/python" --no-deps -e .
+  "$uv" pip install --quiet --python "$VENV/bin/python" --no-deps -C editable_mode=compat -e .
 else
   # pip on some machines warns about missing extra index folders on every package; hide only that line
   quiet() { grep -v "is ignored: it is neither a file nor a directory" || true; }
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r requirements.txt 2>&1 | quiet
-  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps -e . 2>&1 | quiet
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps \
+    --config-settings editable_mode=compat -e . 2>&1 | quiet
 fi
+# editable_mode=compat: the library is found through a plain path line in a .pth file. setuptools' default
+# editable mode installs an import hook instead, which imports pathlib and importlib.util in every Python
+# process of the venv (about 30 ms each: a kernel, an MPI rank, a test worker).
 # Byte-compile the installed packages now (uv leaves it to the first import, pip does it already):
 # with PYTHONDONTWRITEBYTECODE set, as on some machines, every kernel, test worker and Sphinx run
 # would otherwise compile numpy, matplotlib and the Jupyter stack from source again, every time.

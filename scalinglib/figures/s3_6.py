@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import networkx as nx
 import numpy as np
 from matplotlib.patches import Patch
 
+from .._lazy import lazy_module
 from ..plots import COLORS, log2_axis, style_axes
 from ..workdepth import (
     Input,
@@ -21,6 +21,8 @@ from ..workdepth import (
     sequential_sum_dag,
     work,
 )
+
+nx = lazy_module("networkx")
 
 #: The example computations of the Brent slider, by the label the slider shows.
 EXAMPLES = {
