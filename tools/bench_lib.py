@@ -2,7 +2,7 @@
 
 ``run()`` returns one dict per figure (name, value, unit, goal, ok, and the raw numpy time where
 there is one); ``python tools/bench_lib.py`` prints them as a table. ``make bench`` (tools/bench.py)
-imports ``run``. Every figure is the best of 15 repetitions, the library and the raw expression
+imports ``run``. Every figure is the best of 40 repetitions, the library and the raw expression
 measured alternately in the same loop so that other work on the machine slows both alike. Times are
 this process's CPU time (``time.process_time``): on a shared machine the wall clock also counts the
 time other programs hold the core, which says nothing about the library.
@@ -20,7 +20,7 @@ import numpy as np
 
 import scalinglib as sl
 
-REPEATS = 15
+REPEATS = 40
 ARRAY_GOAL = 0.8            # raw time / library time, at least
 SCALAR_GOAL_US = 10.0       # microseconds per scalar call, at most
 SCALAR_CALLS = 2000         # calls per timed repetition of a scalar call
