@@ -291,20 +291,20 @@ def _whole_within(x: np.ndarray, minimum: float, top: float) -> bool:
     flat = x.ravel()
     if flat.size <= 8192:
         return bool(minimum <= flat.min() and flat.max() <= top and np.all(np.trunc(flat) == flat))
-    return all(_whole_chunk(chunk, minimum, top, values, marks) for _, chunk, values, marks in _chunks(flat))
+    return all(_whole_chunk(chunk, minimum, top, values, marks) for chunk, values, marks in _chunks(flat))
 
 
 def _chunks(flat: np.ndarray):
-    """``(start, chunk, values, marks)`` for each cache-sized chunk of ``flat``, with this thread's scratch
-    buffers cut to the chunk's length (only the short last chunk needs a slice)."""
+    """``(chunk, values, marks)`` for each cache-sized chunk of ``flat``, with this thread's scratch buffers
+    cut to the chunk's length (only the short last chunk needs a slice)."""
     scratch, differs = _scratch()
     size = flat.size
     for start in range(0, size, _CHUNK):
         stop = start + _CHUNK
         if stop > size:
-            yield start, flat[start:], scratch[:size - start], differs[:size - start]
+            yield flat[start:], scratch[:size - start], differs[:size - start]
         else:
-            yield start, flat[start:stop], scratch, differs
+            yield flat[start:stop], scratch, differs
 
 
 def _whole_chunk(chunk: np.ndarray, minimum: float, top: float, values: np.ndarray, marks: np.ndarray) -> bool:

@@ -203,7 +203,7 @@ def _painted_backgrounds(page, blocks, viewport):
     costs a fixed part and a part that grows with its area).
     """
     colours = [None] * len(blocks)
-    group, top, bottom = [], 0, -1                # the patches readable at the page's present scroll position
+    group, top, bottom, scrolled = [], 0, -1, 0    # the patches readable at the page's present scroll position
     for i in sorted(range(len(blocks)), key=lambda j: blocks[j]["y"]):
         block = blocks[i]
         if block["w"] < 16 or block["h"] < 16 or block["x"] + 11 > viewport["width"]:
@@ -217,7 +217,7 @@ def _painted_backgrounds(page, blocks, viewport):
             if not 0 <= y - scrolled <= viewport["height"] - 8:
                 top, bottom = 0, -1
                 continue
-        group.append((i, x, y - (bottom - viewport["height"])))
+        group.append((i, x, y - scrolled))
     _capture_patches(page, group, colours)
     return colours
 
