@@ -111,11 +111,11 @@ def _check_dag(dag) -> tuple[list, dict]:
         order = list(nx.topological_sort(dag))
     except nx.NetworkXUnfeasible:
         raise ValueError(f"dag must be acyclic; it has the cycle {nx.find_cycle(dag)}") from None
-    costs = {}
-    for node, cost in dag.nodes(data=COST, default=1.0):
-        if isinstance(cost, bool) or not isinstance(cost, numbers.Real) or not math.isfinite(cost) or cost < 0:
+    costs = {node: data.get(COST, 1.0) for node, data in dag.nodes(data=True)}
+    for node, cost in costs.items():
+        plain = type(cost) is float or type(cost) is int       # the usual case, checked without isinstance
+        if not plain and (isinstance(cost, bool) or not isinstance(cost, numbers.Real)) or not 0 <= cost < math.inf:
             raise ValueError(f"the cost of node {node!r} must be a finite number >= 0; got {cost!r}")
-        costs[node] = cost
     if not any(c > 0 for c in costs.values()):
         raise ValueError("dag must have some work: every node costs 0")
     if not math.isfinite(math.fsum(costs.values())):
@@ -380,15 +380,6 @@ class Schedule:
         return self.idle / self.busy
 
 
-def _bottom_levels(dag, order, costs) -> dict:
-    """For every node, the cost of the costliest chain from it to the end, itself included."""
-    level = {}
-    succ = dag.succ
-    for v in reversed(order):
-        level[v] = costs[v] + max((level[w] for w in succ[v]), default=0.0)
-    return level
-
-
 PRIORITIES = ("critical-path", "fifo")
 
 
@@ -446,18 +437,22 @@ def greedy_schedule(dag, k, *, priority="critical-path", pinned=False) -> Schedu
     pinned = check_flag("pinned", pinned)
     index = {v: i for i, v in enumerate(order)}
     # everything below works on positions in the topological order: i stands for node order[i]
+    n = len(order)
     cost = [costs[v] for v in order]
-    after = [[index[w] for w in nbrs] for nbrs in (dag.succ[v] for v in order)]
-    waiting = [dag.in_degree(v) for v in order]
-    if priority == "critical-path":   # the costliest chain from the operation to the end goes first
-        bottom = _bottom_levels(dag, order, costs)
-        rank = [-bottom[v] for v in order]
-
-        def key(i, t):
-            return (rank[i], i)
-    else:                             # the operation that became ready first goes first
-        def key(i, t):
-            return (t, i)
+    succ = dag._succ                  # networkx's own dict of dicts (dag.succ wraps each row in a view)
+    after = [[index[w] for w in succ[v]] for v in order]
+    waiting = [0] * n                 # inputs not yet done
+    for targets in after:
+        for j in targets:
+            waiting[j] += 1
+    # a ready operation waits in a heap under (rank, position): the lowest goes first
+    critical = priority == "critical-path"
+    if critical:                      # the costliest chain from the operation to the end goes first
+        rank = [0.0] * n
+        for i in range(n - 1, -1, -1):
+            targets = after[i]
+            rank[i] = -(cost[i] + (max(-rank[j] for j in targets) if targets else 0.0))
+    # else: the operation that became ready first goes first (its rank is the time it became ready)
 
     home = [None] * len(order)
     if pinned:
@@ -471,7 +466,7 @@ def greedy_schedule(dag, k, *, priority="critical-path", pinned=False) -> Schedu
     ready: dict[int | None, list] = {}
 
     def make_ready(i, t):
-        heapq.heappush(ready.setdefault(home[i], []), (key(i, t), i))
+        heapq.heappush(ready.setdefault(home[i], []), (rank[i] if critical else t, i))
 
     for i, n_in in enumerate(waiting):
         if n_in == 0:
