@@ -90,7 +90,8 @@ MEASURE_JS = """(minPx) => {
   };
   const root = document.querySelector('.bd-article') || document.querySelector('main') || document.body;
   let widest = null, outside = [];
-  for (const el of root.querySelectorAll('*')) {
+  // MathJax's own elements are measured through their container (a display equation's scrolls sideways)
+  for (const el of root.querySelectorAll('*:not(mjx-container *)')) {
     if (!visible(el)) continue;
     const r = el.getBoundingClientRect();
     const free = !contained(el);
