@@ -823,6 +823,69 @@ def _hide_blank_minor_labels(fig) -> None:
                 axis.offsetText.set_visible(shown)
 
 
+@contextmanager
+def _ticks_computed_once(fig):
+    """Within the block, an axis of ``fig`` computes its ticks again only when something they depend on changed.
+
+    A layout pass asks every axis for its ticks a dozen times (for its own extent, for each axis that
+    shares it, for the title's place), and a draw asks again: each time the locators and formatters run
+    and every tick is moved and relabelled, with the same outcome. Here an axis keeps its last ticks
+    while its view limits, its panel's place and size, the figure's dpi, its locators, formatters and
+    scale, its tick label size, which parts of its ticks show and its tick objects stay the same.
+    """
+    patched = []
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            if "_update_ticks" not in axis.__dict__ and "_get_ticklabel_bboxes" not in axis.__dict__:
+                axis._update_ticks, axis._get_ticklabel_bboxes = _remembering_ticks(
+                    axis, axis._update_ticks, axis._get_ticklabel_bboxes)
+                patched.append(axis)
+    try:
+        yield
+    finally:
+        for axis in patched:
+            del axis._update_ticks, axis._get_ticklabel_bboxes
+
+
+def _remembering_ticks(axis, compute, measure):
+    """``axis._update_ticks`` and ``axis._get_ticklabel_bboxes`` that remember their last answers and what
+    those depended on (see above); the boxes of the tick labels also depend on the renderer that measures
+    them and on which labels show."""
+    last = [None, (), []]        # key, the objects it names (held, so that no id is reused), ticks
+    boxes = [None, None, None]   # key, the renderer and ticks it names (held), the boxes
+
+    def key_now():
+        major, minor = axis.major, axis.minor
+        ticks = axis.__dict__.get("majorTicks"), axis.__dict__.get("minorTicks")
+        objects = (major.locator, major.formatter, minor.locator, minor.formatter, axis._scale, *ticks)
+        key = (tuple(axis.get_view_interval()), axis.axes.bbox.bounds, axis.get_figure(root=True).dpi,
+               axis._get_tick_label_size(axis.axis_name), axis._tick_group_visible(axis._major_tick_kw),
+               axis._tick_group_visible(axis._minor_tick_kw), tuple(map(id, objects)),
+               tuple(len(t) if isinstance(t, list) else -1 for t in ticks))
+        return key, objects
+
+    def update():
+        key, _ = key_now()
+        if key != last[0]:
+            ticks = compute()
+            last[0], last[1] = key_now()       # computing may have made new tick objects
+            last[2] = ticks
+        return list(last[2])
+
+    def ticklabel_bboxes(ticks, renderer):
+        ticks = list(ticks)
+        key = (key_now()[0] == last[0] and last[0], id(renderer), tuple(map(id, ticks)),
+               tuple((t.label1.get_visible(), t.label2.get_visible()) for t in ticks))
+        if not key[0] or key != boxes[0]:
+            found = measure(ticks, renderer)
+            if not key[0]:
+                return found
+            boxes[:] = [key, (renderer, ticks), found]
+        return tuple(list(b) for b in boxes[2])
+
+    return update, ticklabel_bboxes
+
+
 def render_svg(fig, *, narrow: bool | None = None, inline_styles: bool = True, id_suffix: str = "",
                min_pt: float = MIN_FONT_PT) -> tuple[SvgFigure, SvgFigure | None]:
     """Render ``fig`` as it is (legible text) and, when that would be too small on a phone, in a phone layout.
@@ -844,15 +907,16 @@ def render_svg(fig, *, narrow: bool | None = None, inline_styles: bool = True, i
         return SvgFigure(markup, css, round(w * 96, 1), round(h * 96, 1), round(smallest * 4 / 3, 2))
 
     _hide_blank_minor_labels(fig)
-    wide = one(id_suffix)
-    if narrow is None:
-        narrow = wide.legible_width() > PHONE_COLUMN_PX
-    if not narrow:
-        return wide, None
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        restack(fig)
-        small = one(id_suffix + "n" if id_suffix else "")
+    with _ticks_computed_once(fig):
+        wide = one(id_suffix)
+        if narrow is None:
+            narrow = wide.legible_width() > PHONE_COLUMN_PX
+        if not narrow:
+            return wide, None
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            restack(fig)
+            small = one(id_suffix + "n" if id_suffix else "")
     if any("collapsed" in str(w.message) for w in caught):
         return wide, None      # the panels do not fit a phone's width: the page scrolls the wide figure instead
     for w in caught:

@@ -193,3 +193,52 @@ def test_phone_layout_thins_crowded_tick_labels_as_a_full_draw_measures_them():
     top.xaxis.set_major_formatter(top.xaxis.get_major_formatter().inner)
     fig.draw_without_rendering()
     assert _overlaps(top.xaxis, renderer)
+
+
+# --- ticks computed once per state (plots._ticks_computed_once) ---------------------------------------
+
+
+def _log_twin_shared():
+    """Log axes, shared x axes, a twin axis, a legend and crowded tick labels on a phone: the cases where a
+    layout asks each axis for its ticks most often."""
+    import numpy as np
+
+    fig = plt.figure(figsize=(8.0, 3.0), layout="constrained")
+    left, right = fig.subplots(1, 2, sharey=True)
+    x = np.logspace(0, 4, 50)
+    left.loglog(x, 1 / x, label="falling")
+    right.semilogx(x, np.log(x), label="rising")
+    right.twinx().plot(x, x % 7, color="grey")
+    right.set_xticks([1, 3, 10, 30, 100, 300, 1000, 3000, 10000])
+    left.set_title("a title long enough to wrap on a phone's narrow screen")
+    fig.legend(loc="outside lower center", ncols=2)
+    return fig
+
+
+@pytest.mark.parametrize("make", [_two_panels, _log_twin_shared])
+def test_ticks_computed_once_draw_the_same_bytes(make, monkeypatch):
+    """With the ticks of each axis remembered, the wide and the phone renderings are byte for byte those
+    drawn when every layout pass computes them afresh."""
+    from contextlib import nullcontext
+
+    remembered = plots.render_svg(make(), id_suffix="t")
+    monkeypatch.setattr(plots, "_ticks_computed_once", lambda fig: nullcontext())
+    afresh = plots.render_svg(make(), id_suffix="t")
+    plt.close("all")
+    assert [f and f.svg for f in remembered] == [f and f.svg for f in afresh]
+    assert remembered[1] is not None
+
+
+def test_remembered_ticks_follow_a_change_and_leave_no_trace():
+    fig = _log_twin_shared()
+    axes = fig.axes[0]
+    with plots._ticks_computed_once(fig):
+        first = [t.get_loc() for t in axes.xaxis._update_ticks()]
+        assert [t.get_loc() for t in axes.xaxis._update_ticks()] == first      # remembered
+        axes.set_xlim(10, 100)                                                  # new limits: computed again
+        moved = [t.get_loc() for t in axes.xaxis._update_ticks()]
+        assert moved != first and min(moved) >= 10 and max(moved) <= 100
+        axes.xaxis.set_major_formatter(plt.NullFormatter())                     # a new formatter: labelled again
+        assert not any(t.label1.get_text() for t in axes.xaxis._update_ticks())
+    assert "_update_ticks" not in axes.xaxis.__dict__ and "_get_ticklabel_bboxes" not in axes.xaxis.__dict__
+    plt.close(fig)
