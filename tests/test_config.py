@@ -52,3 +52,19 @@ def test_launch_buttons_follow_the_repository_setting():
     assert options["repository_url"] == "https://github.com/someone/scalability-book"
     assert options["launch_buttons"]["binderhub_url"] == "https://mybinder.org"
     assert options["launch_buttons"]["colab_url"].startswith("https://colab")
+
+
+def test_the_trimmed_site_loses_each_tag_with_the_whitespace_before_it():
+    """tools/build_book.py cuts the theme's icon script and sphinx-thebe's tags from every page (each with the
+    whitespace before it), and finds the icon names that start a word."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import build_book
+
+    page = ('<head>\n    <!-- So that users can add custom icons -->\n'
+            '  <script defer src="../_static/scripts/fontawesome.js?digest=1"></script>\n'
+            '  <link rel="stylesheet" type="text/css" href="../_static/sphinx-thebe.css?v=2" />\n'
+            ' \t<script type="text/x-thebe-config">\n{"a": 1}\n</script>\n<title>t</title></head>')
+    cut = build_book._cut(build_book._THEBE, build_book._cut(build_book._FONTAWESOME_JS, page))
+    assert cut == "<head>\n<title>t</title></head>"
+    assert build_book._cut(build_book._THEBE, "no tags here") == "no tags here"
+    assert build_book._icon_names('<i class="fa-solid fa-play"></i> sofa-bed x_fa-no fa-') == {"fa-solid", "fa-play"}
