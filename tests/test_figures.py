@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import scalinglib as sl
+from scalinglib import plots
 from scalinglib.figures import s3_1, s3_3
 
 
@@ -122,11 +123,18 @@ def _overlaps(a, b):
     return both is not None and both.width > 0 and both.height > 0
 
 
+def _lay_out(fig):
+    """Lay the figure out as a draw does, without painting pixels; each axis computes its ticks once per state,
+    as when the book renders it (plots._ticks_computed_once)."""
+    with plots._ticks_computed_once(fig):
+        fig.draw_without_rendering()
+
+
 def _legend_clear_of(ax, fig, *, laid_out=False):
     """No text annotation and no data marker of ax lies inside its legend (in display coordinates).
     The figure is laid out as when it is drawn, without painting pixels (unless ``laid_out`` already)."""
     if not laid_out:
-        fig.draw_without_rendering()
+        _lay_out(fig)
     legend = ax.get_legend().get_window_extent()
     for text in ax.texts:
         assert not _overlaps(text.get_window_extent(), legend), text.get_text()
@@ -156,7 +164,7 @@ def test_strong_and_weak_legends_clear_of_the_curves(s, c, height):
     figure = plt.figure(figsize=(8.0, height), layout="constrained")
     try:
         axes = s3_3.strong_and_weak(figure, s, c)
-        figure.draw_without_rendering()
+        _lay_out(figure)
         for ax in axes:
             _legend_clear_of(ax, figure, laid_out=True)
     finally:
