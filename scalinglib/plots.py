@@ -825,13 +825,15 @@ def _hide_blank_minor_labels(fig) -> None:
 
 @contextmanager
 def _ticks_computed_once(fig):
-    """Within the block, an axis of ``fig`` computes its ticks again only when something they depend on changed.
+    """Within the block, an axis of ``fig`` computes its ticks, and measures their labels, again only when
+    something they depend on changed.
 
     A layout pass asks every axis for its ticks a dozen times (for its own extent, for each axis that
     shares it, for the title's place), and a draw asks again: each time the locators and formatters run
-    and every tick is moved and relabelled, with the same outcome. Here an axis keeps its last ticks
-    while its view limits, its panel's place and size, the figure's dpi, its locators, formatters and
-    scale, its tick label size, which parts of its ticks show and its tick objects stay the same.
+    and every tick is moved, relabelled and measured, with the same outcome. Here an axis keeps its last
+    ticks while its view limits, its panel's place and size, the figure's dpi, its locators, formatters
+    and scale, its tick label size, which parts of its ticks show and its tick objects stay the same.
+    The figure comes out byte for byte as drawn without it.
     """
     patched = []
     for ax in fig.axes:
