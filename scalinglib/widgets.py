@@ -274,6 +274,10 @@ def _draw_frame(draw, values, width, height, dpi, narrow=False) -> dict:
     cached = _cache_path(draw, values, width, height, dpi, narrow)
     if cached is not None and cached.exists():
         return json.loads(cached.read_text())
+    if cached is not None and not narrow:       # the same frame drawn with its phone layout holds this one
+        fuller = _cache_path(draw, values, width, height, dpi, True)
+        if fuller.exists():
+            return {**json.loads(fuller.read_text()), "narrow": None}
     frame = _render_frame(draw, values, width, height, narrow)
     if cached is not None:
         cached.parent.mkdir(parents=True, exist_ok=True)

@@ -248,3 +248,17 @@ def test_first_frame_mode_renders_one_frame_and_still_draws_every_position(monke
     drawn.clear()
     sl.slider_figure(draw, {"k": sl.choice("k", [1, 2])}, alt="a line")
     assert len(set(drawn)) == 2
+
+
+def test_a_frame_without_phone_layout_comes_from_the_cached_frame_with_one(tmp_path, monkeypatch):
+    """The wide rendering does not depend on whether a phone layout follows it, so a frame asked for without
+    one (render_frames) is the cached frame with one, less its phone layout: the same bytes as drawn afresh."""
+    monkeypatch.setenv(sw.CACHE_ENV, str(tmp_path))
+    draw, values = sl.figures.s3_4.fanout, {"n": 100}
+    full = sw._draw_frame(draw, values, 6.4, 3.0, 80, narrow=True)
+    assert full["narrow"] is not None
+    monkeypatch.setattr(sw, "_render_frame", lambda *a, **kw: pytest.fail("drawn again"))
+    assert sw._draw_frame(draw, values, 6.4, 3.0, 80) == {**full, "narrow": None}
+    monkeypatch.undo()
+    monkeypatch.delenv(sw.CACHE_ENV, raising=False)
+    assert sw._draw_frame(draw, values, 6.4, 3.0, 80) == {**full, "narrow": None}
