@@ -115,7 +115,7 @@ def _check_dag(dag) -> tuple[list, dict]:
     for node, cost in costs.items():
         plain = type(cost) is float or type(cost) is int       # the usual case, checked without isinstance
         if not plain and (isinstance(cost, bool) or not isinstance(cost, numbers.Real)) or not 0 <= cost < math.inf:
-            raise ValueError(f"the cost of node {node!r} must be a finite number >= 0; got {cost!r}")
+            raise ValueError(f"dag: the cost of node {node!r} must be a finite number >= 0; got {cost!r}")
     if not any(c > 0 for c in costs.values()):
         raise ValueError("dag must have some work: every node costs 0")
     if not math.isfinite(math.fsum(costs.values())):

@@ -146,6 +146,12 @@ def test_costs_default_to_one_and_are_checked():
     dag.nodes["c"]["cost"] = -1
     with pytest.raises(ValueError, match="cost of node 'c'"):
         sl.work(dag)
+    for bad in ("1", None, float("nan")):      # named as the dag's, with no word of results out of range
+        dag.nodes["c"]["cost"] = bad
+        for call in (sl.work, sl.depth, lambda d: sl.greedy_schedule(d, 2)):
+            with pytest.raises(ValueError, match=r"^dag: the cost of node 'c' must be a finite number >= 0; got") as err:
+                call(dag)
+            assert "beyond the range" not in str(err.value)
 
 
 def test_bad_graphs_are_refused():
