@@ -82,8 +82,7 @@ MEASURE_JS = """(minPx) => {
     boxed.set(p, answer);
     return answer;
   };
-  const contained = (el) => el.closest('mjx-assistive-mml') !== null   // MathJax's screen-reader copy: clipped to nothing
-                            || inBox(el.parentElement);
+  const contained = (el) => inBox(el.parentElement);
   const describe = (el) => {
     const cls = (typeof el.className === 'string' ? el.className : (el.className.baseVal || '')).trim();
     return el.tagName.toLowerCase() + (cls ? '.' + cls.split(/\\s+/).slice(0, 3).join('.') : '');
