@@ -981,6 +981,87 @@ def _replica_queues(policy, arrivals, where, service, delay, n_servers):
     return np.asarray(finish), done_work, cancelled_work, copies
 
 
+def _hedged_queues(arrivals, where, service, delay, n_servers):
+    """:func:`_replica_queues` for ``"hedged"``, with the same events in the same order and the same result.
+
+    Every request's timer runs for the same ``delay``, so the timers fire in arrival order: the next one
+    is that of the oldest request whose timer has not fired, and only the finishes need a heap. Ties
+    go as in the event loop: a finish, then a timer (the older request first), then an arrival.
+    """
+    import heapq
+
+    n = len(arrivals)
+    queue = [deque() for _ in range(n_servers)]
+    job = [-1] * n_servers            # copy in service at each server, -1 when idle
+    started = [0.0] * n_servers       # when that copy started
+    version = [0] * n_servers         # bumped when a copy in service is stopped, to void its completion
+    state = bytearray(2 * n)          # 0 not sent, 1 queued, 2 in service, 3 done, 4 cancelled
+    finish = [0.0] * n
+    heap = []                         # finishes: (time, server, version)
+    push, pop = heapq.heappush, heapq.heappop
+    done_work = cancelled_work = 0.0
+    copies = 0
+    inf = float("inf")
+
+    def start_next(s, t):
+        q = queue[s]
+        while q:
+            c = q.popleft()
+            if state[c] == 1:          # a copy cancelled while it waited is dropped at no cost
+                state[c] = 2
+                job[s], started[s] = c, t
+                push(heap, (t + service[c], s, version[s]))
+                return
+        job[s] = -1
+
+    i = h = 0                         # next request to arrive; oldest request whose timer has not fired
+    next_arrival = arrivals[0] if n else inf
+    while True:
+        first = heap[0][0] if heap else inf
+        timer = arrivals[h] + delay if h < i else inf
+        if heap and first <= timer and first <= next_arrival:      # a copy finishes
+            t, x, ver = pop(heap)
+            if ver != version[x]:
+                continue
+            c = job[x]
+            done_work += service[c]
+            state[c] = 3
+            finish[c >> 1] = t
+            twin = c ^ 1
+            if state[twin] == 1:
+                state[twin] = 4
+            elif state[twin] == 2:                 # the loser is stopped mid-service
+                s = where[twin]
+                cancelled_work += t - started[s]
+                state[twin] = 4
+                version[s] += 1
+                start_next(s, t)
+            start_next(x, t)
+        elif h < i and timer <= next_arrival:      # the hedge timer of request h
+            c = 2 * h + 1
+            h += 1
+            if state[c - 1] != 3:                  # its first copy is still pending: a second one is sent
+                state[c] = 1
+                copies += 1
+                s = where[c]
+                queue[s].append(c)
+                if job[s] < 0:
+                    start_next(s, timer)
+        elif i < n:                                # request i arrives
+            t = next_arrival
+            c = 2 * i
+            state[c] = 1
+            s = where[c]
+            queue[s].append(c)
+            if job[s] < 0:
+                start_next(s, t)
+            i += 1
+            next_arrival = arrivals[i] if i < n else inf
+        else:
+            break
+    return np.asarray(finish), done_work, cancelled_work, copies
+
+
 @public(allow_inf=("delay",))
 def simulate_replicas(utilization, policy="none", n_servers=10, n_requests=50_000, seed=0, *,
                       delay=None, hedge_quantile=0.95, service_time=0.010, same_work=True, warmup=0.1):
@@ -1140,7 +1221,7 @@ def simulate_replicas(utilization, policy="none", n_servers=10, n_requests=50_00
     elif kind != "hedged":
         d = 0.0 if kind == "tied" else float("inf")
     if kind == "hedged":
-        finish, done, cancelled, copies = _replica_queues(kind, times, where, service, d, servers)
+        finish, done, cancelled, copies = _hedged_queues(times, where, service, d, servers)
     else:      # the same times as the event loop, in one pass
         finish, done, cancelled, copies = _served_once(kind, times, where, service, servers)
     busy = (done + cancelled) / (servers * (finish.max() - arrivals[0]))

@@ -819,3 +819,30 @@ def test_one_pass_queues_give_the_event_loops_numbers_bit_for_bit(policy, discre
         loop = _replica_queues(policy, arrivals, list(where), service, 0.0 if policy == "tied" else math.inf, k)
         once = _served_once(policy, arrivals, list(where), service, k)
         assert np.array_equal(loop[0], once[0]) and loop[1:] == once[1:]
+
+
+@pytest.mark.parametrize("discrete", [False, True])
+def test_the_hedged_run_gives_the_event_loops_numbers_bit_for_bit(discrete):
+    """simulate_replicas runs "hedged" with its timers kept in arrival order rather than in the event heap:
+    the same events in the same order, so the event loop's numbers to the last bit. Whole-number times tie
+    finishes, timers and arrivals; a delay of 0 fires every timer at its arrival, inf never."""
+    from scalinglib.latency import _hedged_queues, _replica_queues
+
+    rng = np.random.default_rng(11)
+    for trial in range(60):
+        n, k = int(rng.integers(1, 300)), int(rng.integers(2, 8))
+        if discrete:
+            arrivals = np.cumsum(rng.integers(0, 3, n)).astype(float).tolist()
+            service = rng.integers(1, 6, 2 * n).astype(float).tolist()
+            delay = float(rng.choice([0.0, 1.0, 2.0, 3.0, math.inf]))
+        else:
+            arrivals = np.cumsum(rng.exponential(0.01 / (0.9 * k), n)).tolist()
+            service = rng.exponential(0.01, 2 * n).tolist()
+            delay = float(rng.choice([0.0, 0.005, 0.02, 0.05, math.inf]))
+        if trial % 2:
+            service[1::2] = service[0::2]          # same_work: both copies need the same time
+        first = rng.integers(0, k, n)
+        where = np.column_stack((first, (first + rng.integers(1, k, n)) % k)).ravel().tolist()
+        loop = _replica_queues("hedged", arrivals, list(where), service, delay, k)
+        fast = _hedged_queues(arrivals, list(where), service, delay, k)
+        assert np.array_equal(loop[0], fast[0]) and loop[1:] == fast[1:], (trial, n, k, delay)
