@@ -68,3 +68,29 @@ def test_the_trimmed_site_loses_each_tag_with_the_whitespace_before_it():
     assert cut == "<head>\n<title>t</title></head>"
     assert build_book._cut(build_book._THEBE, "no tags here") == "no tags here"
     assert build_book._icon_names('<i class="fa-solid fa-play"></i> sofa-bed x_fa-no fa-') == {"fa-solid", "fa-play"}
+
+
+def test_a_site_stands_only_if_it_was_rendered_from_the_current_sources():
+    """tools/build_book.py keeps the last site when nothing changed; with --fresh --keep-full (make test) only
+    when that build rendered every page from the current sources, in either mode for a stored-output build."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import build_book
+
+    stored = {"mode": "stored-outputs", "python": "3.11", "library": "L", "render": "R", "pages": "P"}
+    executed = {**stored, "mode": "execute"}
+    full, partial = {build_book.EVERY_PAGE: True}, {build_book.EVERY_PAGE: False}
+
+    def kept(last, *, fresh=True, keep_full=True, wanted=stored, execute=executed):
+        return build_book.kept_site(last, wanted, execute, fresh=fresh, keep_full=keep_full)
+
+    assert "nothing changed" in kept({**stored, **partial}, fresh=False, keep_full=False)
+    assert "nothing changed" in kept(dict(stored), fresh=False, keep_full=False)       # a record from before the flag
+    assert kept({**stored, **partial}) is None                                          # incremental: rendered again
+    assert "every page" in kept({**stored, **full})
+    assert "make book" in kept({**executed, **full})
+    assert kept({**executed, **partial}) is None
+    assert kept({**executed, **full}, keep_full=False) is None                          # --fresh alone renders
+    assert kept({**executed, **full}, execute=None) is None                             # make book: its own mode only
+    assert kept({**executed, "pages": "P2", **full}) is None                            # a page changed since
+    assert kept({**stored, "library": "L2", **full}) is None
+    assert kept({}) is None

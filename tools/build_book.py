@@ -3,6 +3,7 @@
     python tools/build_book.py            # what `make book` runs
     python tools/build_book.py --fresh    # forget executed notebooks and build from scratch
     python tools/build_book.py --stored-outputs   # render the outputs stored in the notebooks (make test)
+    python tools/build_book.py --stored-outputs --fresh --keep-full   # what `make test` runs
     python tools/build_book.py --jobs 1   # one notebook at a time (default: one per core)
 
 1. ``tools/vendor.py`` fetches the browser-side scripts once (MathJax, the widget manager).
@@ -27,6 +28,14 @@
 them. ``make test`` uses it: nbval re-runs every notebook and compares its fresh
 outputs with the stored ones, so executing them for the site too would test
 nothing new; ``make book`` always executes.
+
+``make test`` checks a site whose every page was rendered from the current sources:
+it passes ``--fresh``, and ``--keep-full``, which keeps the site of the last build
+instead when that build rendered every page and no source has changed since (every
+page, the library, the pins, the configuration, the served files). With
+``--stored-outputs`` that may be the site ``make book`` executed: its outputs are
+fresh runs of the code whose stored outputs nbval compares, so rendering the
+stored ones again would check nothing the kept site does not.
 """
 
 from __future__ import annotations
@@ -49,6 +58,7 @@ HTML = BUILD / "html"
 CACHE = BUILD / ".jupyter_cache"
 STAMP = BUILD / ".library-fingerprint"      # the library + pins the execution cache belongs to
 SITE_STAMP = BUILD / ".site-fingerprint"    # every input of the last successful build
+EVERY_PAGE = "every_page"                   # and, in that record, whether it rendered every page
 TIMES = BUILD / ".notebook-seconds.json"    # last execution time of each notebook (slowest first)
 # Typical execution seconds on a 2-core machine, for the order of a first build (no TIMES yet): the
 # notebooks that measure this machine (3.5, 3.7, 3.8) are slow for their size. Seconds need not be exact.
@@ -346,12 +356,34 @@ def subset_icon_font(html: Path = HTML) -> int:
     return len(codepoints)
 
 
+def kept_site(last: dict, wanted: dict, executed: dict | None, *, fresh: bool, keep_full: bool) -> str | None:
+    """Why the site of the last build may stand as this build (None: build).
+
+    ``last`` is the record of the last successful build, ``wanted`` what this build would render,
+    ``executed`` (with ``--stored-outputs``) what ``make book`` renders from the same sources. Without
+    ``fresh``, a site built from ``wanted`` stands. With ``keep_full``, so does one whose build rendered
+    every page from ``wanted`` or from ``executed``: a site rendered in full from the current sources.
+    """
+    sources = {k: v for k, v in last.items() if k != EVERY_PAGE}
+    if not fresh and sources == wanted:
+        return "nothing changed since the last build"
+    if keep_full and last.get(EVERY_PAGE) is True:
+        if sources == wanted:
+            return "the last build rendered every page from the same sources"
+        if executed is not None and sources == executed:
+            return "`make book` rendered every page of this site from the same sources, its notebooks executed"
+    return None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fresh", action="store_true",
                         help="re-render every page; when executing, also drop all cached notebook results")
     parser.add_argument("--stored-outputs", action="store_true",
                         help="render the outputs stored in the notebooks instead of executing them")
+    parser.add_argument("--keep-full", action="store_true",
+                        help="keep the site of the last build if it rendered every page from the current sources "
+                             "(with --stored-outputs, also one `make book` built by executing them)")
     parser.add_argument("--jobs", type=int, default=int(os.environ.get("BOOK_JOBS", "0")) or os.cpu_count() or 1,
                         help="notebooks executed at once (default: BOOK_JOBS, else the number of cores)")
     args = parser.parse_args()
@@ -366,12 +398,15 @@ def main() -> int:
     mode = "stored-outputs" if args.stored_outputs else "execute"
     wanted = site_fingerprint(mode)
     last = json.loads(SITE_STAMP.read_text()) if SITE_STAMP.exists() else {}
-    if not args.fresh and last == wanted and (HTML / "index.html").exists():
+    executed = site_fingerprint("execute") if args.stored_outputs else None
+    why = kept_site(last, wanted, executed, fresh=args.fresh, keep_full=args.keep_full)
+    last.pop(EVERY_PAGE, None)
+    if why and (HTML / "index.html").exists():
         if vendoring.result() != 0:
             return 1
         copied = sync_extra_files()
         extra = f" ({copied} served file(s) copied again)" if copied else ""
-        print(f"build: nothing changed since the last build{extra}; the site is {HTML / 'index.html'}")
+        print(f"build: {why}{extra}; the site is {HTML / 'index.html'}")
         return 0
 
     BUILD.mkdir(exist_ok=True)
@@ -421,7 +456,7 @@ def main() -> int:
         return code
     sync_extra_files()
     trim_site()
-    SITE_STAMP.write_text(json.dumps(wanted, indent=1))
+    SITE_STAMP.write_text(json.dumps({**wanted, EVERY_PAGE: fresh}, indent=1))
     print(f"build: done in {time.perf_counter() - start:.0f} s (Sphinx {time.perf_counter() - sphinx_start:.0f} s)")
     print(f"build: open {HTML / 'index.html'}")
     return 0
