@@ -52,7 +52,7 @@ def test_devices_needed_legend_clears_the_bars(fig, n_params):
     fig.set_size_inches(6.4, 3.0)
     fig.set_layout_engine("constrained")
     ax = s3_2.devices_needed(fig, n_params)
-    fig.canvas.draw()
+    fig.draw_without_rendering()
     renderer = fig.canvas.get_renderer()
     legend = ax.get_legend().get_window_extent(renderer)
     top_of_axes = ax.get_window_extent(renderer).y1

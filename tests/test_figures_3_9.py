@@ -88,7 +88,7 @@ def test_demand_sizing_shades_the_overflow_and_keeps_the_legend_off_the_day(fig)
     xs = _overflow(ax).get_paths()[0].vertices[:, 0]
     assert ys.min() == pytest.approx(20.0) and ys.max() == pytest.approx(30.0)      # capacity to demand
     assert xs[ys > 20.0 + 1e-9].min() == 8 and xs[ys > 20.0 + 1e-9].max() == 12     # only the peak hours
-    fig.canvas.draw()
+    fig.draw_without_rendering()
     legend = ax.get_legend().get_window_extent()
     assert legend.y0 >= ax.get_window_extent().y1 - 1                               # above the axes
     assert len(ax.get_legend().get_texts()) == 4
@@ -99,7 +99,7 @@ def test_figure_3_9_3_notes_do_not_overlap(size):
     with house_style():
         fig = plt.figure(figsize=size, layout="constrained")
     ax = s3_9.cost_vs_utilization(fig, price=3.0, tokens_per_second=2000.0, api_prices=(1.0, 2.0))
-    fig.canvas.draw()
+    fig.draw_without_rendering()
     renderer = fig.canvas.get_renderer()
     boxes = [t.get_window_extent(renderer) for t in ax.texts]
     assert len(boxes) == 3

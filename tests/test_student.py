@@ -453,7 +453,11 @@ def test_student_requirements_install_on_the_stated_python(tmp_path):
     version = subprocess.run([str(python), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
                              capture_output=True, text=True).stdout.strip()
     assert version == floor
-    code = ("import math, os, textwrap, time\nimport numpy, matplotlib, networkx, ipywidgets, ipykernel, jupyterlab_myst\n"
+    code = ("import math, os, textwrap, time\nimport numpy, matplotlib, networkx, ipywidgets, ipykernel\n"
             "matplotlib.use('Agg')\nimport scalinglib as sl\nprint(sl.check('ex-3-1-1b', 50))\n")
     run = subprocess.run([str(python), "-c", code], capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert run.returncode == 0 and "✔" in run.stdout, run.stderr[-2000:]
+    # what JupyterLab reads to render the exercises and to offer the notebooks' kernel
+    shared = venv / "share" / "jupyter"
+    assert (shared / "labextensions" / "jupyterlab-myst" / "package.json").is_file()
+    assert (shared / "kernels" / "python3" / "kernel.json").is_file()

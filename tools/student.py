@@ -28,7 +28,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import zipfile
 from pathlib import Path
@@ -187,12 +186,27 @@ def prepare_sources() -> list[Path]:
 
 
 def build_site() -> Path:
-    env = dict(os.environ)
-    env.setdefault("SCALINGLIB_FRAME_CACHE", str(ROOT / "_build" / "frame-cache"))
-    jb = Path(sys.executable).with_name("jupyter-book")
-    cmd = [str(jb), "build", str(SRC), "--path-output", str(WORK), "--all", "-W", "--keep-going", "--quiet"]
-    subprocess.run(cmd, cwd=SRC, env=env, check=True)
-    return WORK / "_build" / "html"
+    """Jupyter Book's Sphinx build of the edition's sources, every page, warnings as errors, in this process
+    (as tools/build_book.py builds the book)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    from build_book import quieter_gc
+    from jupyter_book.sphinx import build_sphinx
+
+    os.environ.setdefault("SCALINGLIB_FRAME_CACHE", str(ROOT / "_build" / "frame-cache"))
+    html = WORK / "_build" / "html"
+    quieter_gc()
+    here = Path.cwd()
+    os.chdir(SRC)                   # the configuration's relative paths are read from the sources' folder
+    try:
+        result = build_sphinx(
+            SRC, html, use_external_toc=True, noconfig=True, path_config=str(SRC / "_config.yml"),
+            confoverrides={"external_toc_path": (SRC / "_toc.yml").as_posix(), "latex_individualpages": False},
+            builder="html", warningiserror=True, keep_going=True, freshenv=True, quiet=True, jobs=1)
+    finally:
+        os.chdir(here)
+    if isinstance(result, Exception) or result:
+        raise RuntimeError(f"the student edition's Sphinx build failed: {result!r}")
+    return html
 
 
 def notebook_imports(notebooks: list[Path]) -> dict[str, set[str]]:
