@@ -82,9 +82,11 @@ unit: unit-a unit-b
 # Slider cells are tagged nbval-ignore-output and every position of their drawing functions is drawn by
 # the unit tests: here each slider draws its first frame only (SCALINGLIB_SLIDER_FRAMES, scalinglib/widgets.py).
 # The cells that measure this machine are tagged too: here the MPI labs and the probes of 3.7 run two short
-# repeats (SCALINGLIB_MEASURE, scalinglib/probe.py); the unit tests run them in full.
+# repeats (SCALINGLIB_MEASURE, scalinglib/probe.py); the unit tests run them in full. The kernels start as
+# the build's do (IPYTHONDIR: fewer garbage-collector passes, no history file; tools/build_book.py, KERNEL_LINE).
 nbval: $(READY)
 	@SECONDS=0; echo "== nbval: every notebook re-run and compared with its stored outputs =="; \
+	IPYTHONDIR="$$($(BIN)/python tools/build_book.py --kernel-profile)" \
 	SCALINGLIB_SLIDER_FRAMES=first SCALINGLIB_MEASURE=quick \
 	$(BIN)/python -m pytest -q -p no:cacheprovider --nbval book/ -n 2 --dist loadscope \
 		--nbval-sanitize-with tools/nbval-sanitize.cfg; \

@@ -94,3 +94,21 @@ def test_a_site_stands_only_if_it_was_rendered_from_the_current_sources():
     assert kept({**executed, "pages": "P2", **full}) is None                            # a page changed since
     assert kept({**stored, "library": "L2", **full}) is None
     assert kept({}) is None
+
+
+def test_kernels_of_the_build_and_nbval_start_alike(tmp_path, monkeypatch):
+    """The build passes KERNEL_ARGS to its kernels; nbval's read the same line from the IPython folder that
+    ``build_book.py --kernel-profile`` writes (the Makefile's nbval stage sets IPYTHONDIR to it)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import build_book
+
+    compile(build_book.KERNEL_LINE, "<kernel line>", "exec")
+    assert f"--IPKernelApp.exec_lines={build_book.KERNEL_LINE}" in build_book.KERNEL_ARGS
+    monkeypatch.setattr(build_book, "IPYTHON_DIR", tmp_path / "ipython")
+    from traitlets.config.loader import PyFileConfigLoader
+
+    folder = build_book.kernel_profile() / "profile_default"
+    config = PyFileConfigLoader("ipython_kernel_config.py", path=str(folder)).load_config()
+    assert config.IPKernelApp.exec_lines == [build_book.KERNEL_LINE]
+    assert config.HistoryManager.enabled is False
+    assert "IPYTHONDIR=\"$$($(BIN)/python tools/build_book.py --kernel-profile)\"" in (ROOT / "Makefile").read_text()
