@@ -797,6 +797,20 @@ def test_replica_arguments_are_validated(kwargs, error, match):
         sl.simulate_replicas(n_requests=kwargs.pop("n_requests", 100), **kwargs)
 
 
+def _replica_inputs(rng, discrete, most):
+    """A random run for the queue loops: servers, arrival times, service times of both copies, their servers."""
+    n, k = int(rng.integers(1, most)), int(rng.integers(2, 8))
+    if discrete:
+        arrivals = np.cumsum(rng.integers(0, 3, n)).astype(float).tolist()
+        service = rng.integers(1, 6, 2 * n).astype(float).tolist()
+    else:
+        arrivals = np.cumsum(rng.exponential(0.01 / (0.9 * k), n)).tolist()
+        service = rng.exponential(0.01, 2 * n).tolist()
+    first = rng.integers(0, k, n)
+    where = np.column_stack((first, (first + rng.integers(1, k, n)) % k)).ravel().tolist()
+    return k, arrivals, service, where
+
+
 @pytest.mark.parametrize("policy", ["none", "two_choices", "tied"])
 @pytest.mark.parametrize("discrete", [False, True])
 def test_one_pass_queues_give_the_event_loops_numbers_bit_for_bit(policy, discrete):
@@ -807,15 +821,7 @@ def test_one_pass_queues_give_the_event_loops_numbers_bit_for_bit(policy, discre
 
     rng = np.random.default_rng(7)
     for _ in range(40):
-        n, k = int(rng.integers(1, 400)), int(rng.integers(2, 8))
-        if discrete:
-            arrivals = np.cumsum(rng.integers(0, 3, n)).astype(float).tolist()
-            service = rng.integers(1, 6, 2 * n).astype(float).tolist()
-        else:
-            arrivals = np.cumsum(rng.exponential(0.01 / (0.9 * k), n)).tolist()
-            service = rng.exponential(0.01, 2 * n).tolist()
-        first = rng.integers(0, k, n)
-        where = np.column_stack((first, (first + rng.integers(1, k, n)) % k)).ravel().tolist()
+        k, arrivals, service, where = _replica_inputs(rng, discrete, 400)
         loop = _replica_queues(policy, arrivals, list(where), service, 0.0 if policy == "tied" else math.inf, k)
         once = _served_once(policy, arrivals, list(where), service, k)
         assert np.array_equal(loop[0], once[0]) and loop[1:] == once[1:]
@@ -830,19 +836,10 @@ def test_the_hedged_run_gives_the_event_loops_numbers_bit_for_bit(discrete):
 
     rng = np.random.default_rng(11)
     for trial in range(60):
-        n, k = int(rng.integers(1, 300)), int(rng.integers(2, 8))
-        if discrete:
-            arrivals = np.cumsum(rng.integers(0, 3, n)).astype(float).tolist()
-            service = rng.integers(1, 6, 2 * n).astype(float).tolist()
-            delay = float(rng.choice([0.0, 1.0, 2.0, 3.0, math.inf]))
-        else:
-            arrivals = np.cumsum(rng.exponential(0.01 / (0.9 * k), n)).tolist()
-            service = rng.exponential(0.01, 2 * n).tolist()
-            delay = float(rng.choice([0.0, 0.005, 0.02, 0.05, math.inf]))
+        k, arrivals, service, where = _replica_inputs(rng, discrete, 300)
+        delay = float(rng.choice([0.0, 1.0, 2.0, 3.0, math.inf] if discrete else [0.0, 0.005, 0.02, 0.05, math.inf]))
         if trial % 2:
             service[1::2] = service[0::2]          # same_work: both copies need the same time
-        first = rng.integers(0, k, n)
-        where = np.column_stack((first, (first + rng.integers(1, k, n)) % k)).ravel().tolist()
         loop = _replica_queues("hedged", arrivals, list(where), service, delay, k)
         fast = _hedged_queues(arrivals, list(where), service, delay, k)
-        assert np.array_equal(loop[0], fast[0]) and loop[1:] == fast[1:], (trial, n, k, delay)
+        assert np.array_equal(loop[0], fast[0]) and loop[1:] == fast[1:], (trial, len(arrivals), k, delay)
