@@ -322,18 +322,24 @@ def quieter_gc() -> None:
     gc.set_threshold(10_000, 50, 100)
 
 
-def run_sphinx(config: Path, fresh: bool) -> int:
-    """Jupyter Book's own build (its configuration, its Sphinx call), in this process.
+def run_sphinx(config: Path, fresh: bool, source: Path = ROOT, html: Path = HTML) -> int:
+    """Jupyter Book's own build (its configuration, its Sphinx call) of the book in ``source``, in this process.
 
     One Sphinx process: Jupyter Book always loads sphinx_multitoc_numbering, which does not declare
-    itself safe for parallel reading, and Sphinx's warning about that fails a build with -W."""
+    itself safe for parallel reading, and Sphinx's warning about that fails a build with -W. The
+    configuration's relative paths are read from ``source``, so the build runs there."""
     from jupyter_book.sphinx import build_sphinx
 
     quieter_gc()
-    result = build_sphinx(
-        ROOT, HTML, use_external_toc=True, noconfig=True, path_config=str(config),
-        confoverrides={"external_toc_path": (ROOT / "_toc.yml").as_posix(), "latex_individualpages": False},
-        builder="html", warningiserror=True, keep_going=True, freshenv=fresh, quiet=True, jobs=1)
+    here = Path.cwd()
+    os.chdir(source)
+    try:
+        result = build_sphinx(
+            source, html, use_external_toc=True, noconfig=True, path_config=str(config),
+            confoverrides={"external_toc_path": (source / "_toc.yml").as_posix(), "latex_individualpages": False},
+            builder="html", warningiserror=True, keep_going=True, freshenv=fresh, quiet=True, jobs=1)
+    finally:
+        os.chdir(here)
     if isinstance(result, Exception):
         print(f"build: Sphinx failed: {result!r}", file=sys.stderr)
         return 1

@@ -186,26 +186,14 @@ def prepare_sources() -> list[Path]:
 
 
 def build_site() -> Path:
-    """Jupyter Book's Sphinx build of the edition's sources, every page, warnings as errors, in this process
-    (as tools/build_book.py builds the book)."""
+    """Every page of the edition's sources, warnings as errors, as tools/build_book.py builds the book."""
     sys.path.insert(0, str(ROOT / "tools"))
-    from build_book import quieter_gc
-    from jupyter_book.sphinx import build_sphinx
+    from build_book import run_sphinx
 
     os.environ.setdefault("SCALINGLIB_FRAME_CACHE", str(ROOT / "_build" / "frame-cache"))
     html = WORK / "_build" / "html"
-    quieter_gc()
-    here = Path.cwd()
-    os.chdir(SRC)                   # the configuration's relative paths are read from the sources' folder
-    try:
-        result = build_sphinx(
-            SRC, html, use_external_toc=True, noconfig=True, path_config=str(SRC / "_config.yml"),
-            confoverrides={"external_toc_path": (SRC / "_toc.yml").as_posix(), "latex_individualpages": False},
-            builder="html", warningiserror=True, keep_going=True, freshenv=True, quiet=True, jobs=1)
-    finally:
-        os.chdir(here)
-    if isinstance(result, Exception) or result:
-        raise RuntimeError(f"the student edition's Sphinx build failed: {result!r}")
+    if run_sphinx(SRC / "_config.yml", True, source=SRC, html=html) != 0:
+        raise RuntimeError("the student edition's Sphinx build failed (the warnings are above)")
     return html
 
 
