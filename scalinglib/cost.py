@@ -549,7 +549,7 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
 
     With ``exposed_allreduce=True`` the efficiency also counts the part of the
     gradient all-reduce that the backward pass does not hide,
-    :math:`E = 1/(1 + \rho_\text{TP} + \rho_\text{PP} + \rho_\text{DP})`, with
+    :math:`E = 1/((1 + \rho_\text{TP})(1 + \rho_\text{PP}) + \rho_\text{DP})`, with
     :math:`\rho_\text{DP}` from :func:`exposed_allreduce_fraction` (its default
     A100 cluster), as in the capstone of Section 3.9.8.
 
@@ -588,7 +588,7 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
     --------
     >>> out = critical_batch_cost([256, 1024, 4096], 13e9, 2e6)
     >>> out["cost_factor"].round(2).tolist()
-    [1.34, 1.75, 2.9]
+    [1.34, 1.75, 3.07]
     >>> critical_batch_cost([256, 1024, 4096], 13e9, 2e6, grow_batch=True)["cost_factor"].round(2).tolist()
     [1.34, 2.18, 5.53]
 
@@ -616,7 +616,7 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
         rho_dp = np.array([exposed_allreduce_fraction(parallel_layout(int(g), n_params, limit, limit, **layout_kwargs),
                                                       n_params, **shared) if fit else np.nan
                            for g, fit in zip(sweep["n_gpus"], sweep["fits"])])
-        efficiency = 1.0 / (1.0 / efficiency + rho_dp)        # E = 1 / (1 + rho_TP + rho_PP + rho_DP)
+        efficiency = 1.0 / (1.0 / efficiency + rho_dp)        # E = 1 / ((1 + rho_TP)(1 + rho_PP) + rho_DP)
     data_factor = np.asarray(examples_to_target(np.where(sweep["fits"], batch, crit), crit)) / crit
     cost = np.where(sweep["fits"], data_factor / efficiency, np.nan)
     return {

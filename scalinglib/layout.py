@@ -30,6 +30,10 @@ The communication is assumed not to overlap with compute.
 Pipeline parallelism over ``p`` stages with ``m`` micro-batches per step idles
 for ``(p - 1)`` micro-batch slots out of ``m + p - 1``: :math:`\rho_\text{PP} = (p-1)/m`
 (divided by v with v interleaved model chunks per device, :func:`pipeline_bubble_fraction`).
+A slot lasts as long as one micro-batch's compute and its tensor-parallel traffic, so
+the bubble scales the whole slot and the two overheads multiply:
+
+.. math:: E = \frac{1}{(1 + \rho_\text{TP})(1 + \rho_\text{PP})}.
 
 The data-parallel gradient all-reduce is taken to hide behind the backward pass,
 so it adds nothing to :math:`\rho`. That holds only while each replica has enough
@@ -328,7 +332,10 @@ def parallel_layout(
        :func:`hidden_size_for`). A cluster that would need more stages cannot be
        laid out: it is reported like one too small to hold the model.
 
-    Efficiency is ``1 / (1 + tp_fraction + (pp - 1) / m)``. The data-parallel
+    Efficiency is ``1 / ((1 + tp_fraction) (1 + (pp - 1) / m))``: the pipeline
+    idles for whole micro-batch slots, each of which includes the slot's
+    tensor-parallel traffic (Megatron-LM's bubble of ``(p - 1)(t_f + t_b)``), so
+    the two overheads multiply rather than add. The data-parallel
     gradient all-reduce is assumed to hide behind the backward pass (see the
     module text), so the efficiency is an upper bound.
 
@@ -435,7 +442,9 @@ def parallel_layout(
         return Layout(g, False, 0, 0, 0, m, cap, nan, nan, nan, nan, layers, mp_fit, over)
     tp_frac = float(tensor_parallel_comm_fraction(tp, hidden, achieved_flops, link_bandwidth))
     bubble = float(pipeline_bubble_fraction(pp, m))
-    eff = float(scaling_efficiency(tp_frac + bubble))
+    # The pipeline idles for whole micro-batch slots, and a slot includes its tensor-parallel traffic:
+    # E = 1 / ((1 + rho_TP)(1 + rho_PP)), not 1 / (1 + rho_TP + rho_PP).
+    eff = float(scaling_efficiency((1.0 + tp_frac) * (1.0 + bubble) - 1.0))
     return Layout(g, True, dp, tp, pp, m, cap, float(dp * mb * m * s), tp_frac, bubble, eff, layers, mp_fit, over)
 
 
