@@ -5,22 +5,29 @@
 
 For every ``*.ipynb`` in the folder (one per student; any file name):
 
-1. The notebook runs in a kernel of its own, in a subprocess of its own, in a scratch folder: each cell
-   may take ``--cell-timeout`` seconds (then the kernel is interrupted and the next cell runs) and the
-   whole notebook ``--timeout`` seconds (then the subprocess is ended). A cell that raises is recorded
-   and the next cell runs; nothing a submission does stops the batch.
+1. Every submission is read, and its SHA-256 recorded, before any student code runs. Then each notebook runs
+   in a sandbox of its own (``tools/sandbox.py``: bubblewrap, no network, a private file system in which
+   only its fresh HOME and /tmp are writable, limits on memory, CPU time, processes and file size); the
+   submissions and grades folders are not in it. Inside, the runner (this file, ``--one``) gets the notebook
+   on stdin, starts a kernel, runs it cell by cell and reports on stdout; what student code prints is
+   counted and dropped. Each cell may take ``--cell-timeout`` seconds (then the kernel is interrupted and the
+   next cell runs) and the whole notebook ``--timeout`` seconds (then the sandbox is ended). A cell that
+   raises is recorded and the next cell runs; nothing a submission does stops the batch. Where no sandbox
+   can be made, the grader refuses, unless ``UNSAFE_NO_SANDBOX=1`` says the code is trusted.
 2. Answers are read from the answers themselves, not from what the check calls printed. The answer cell
    of an exercise is the first code cell after the exercise's ``{exercise}`` block. Which variable holds
    which part comes from the book's own notebook (the cell the students were given): for example
    ``answer_c`` for ``ex-3-1-1c``. Right after a submission's answer cell has run, the grader reads
    those variables in the kernel; an edited, deleted or redefined ``check`` changes nothing.
-3. The grading process checks each answer with the book's full checker (same rules, units and
-   tolerances as the students saw). A part scores 1 when right and 0 otherwise; a part whose cell is
-   missing, never ran, or left ``...`` scores 0.
+3. The grading process, outside the sandbox, checks each answer with the book's full checker (same rules,
+   units and tolerances as the students saw). The runner's report is data the student's code could have
+   shaped: it is parsed as JSON, cut to the book's parts and capped in size. A part scores 1 when right and
+   0 otherwise; a part whose cell is missing, never ran, or left ``...`` scores 0.
 
-Outputs: ``OUT/gradebook.csv`` (one row per submission, one column per exercise part, the total, the
-maximum and the problems met) and ``OUT/feedback/<submission>.txt`` (each part's verdict with its hint,
-and any error). Student code runs with your permissions: grade in a container or as an unprivileged user.
+Outputs, written once after every run: ``OUT/gradebook.csv`` (one row per submission: its SHA-256, one
+column per exercise part, the total, the maximum, the problems met and the sandbox used) and
+``OUT/feedback/<submission>.txt`` (each part's verdict with its hint, and any error). Both are written in a
+temporary folder inside ``OUT`` and moved into place whole.
 
 Why not otter-grader or nbgrader: both need the assignment authored in their own format (otter's
 question and test files, nbgrader's cell metadata and gradebook database), while the book's exercises
@@ -273,6 +280,10 @@ def runner_main() -> int:
     job = json.loads(sys.stdin.read())
     if job.get("uid") is not None:
         sandbox.drop_to(job["uid"])
+    for name, text in job.get("files", {}).items():        # into the sandbox's HOME (the working folder)
+        path = Path.cwd() / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
     sandbox.set_limits(job["budget"], processes=job["sandboxed"])
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
@@ -387,6 +398,7 @@ def grade(folder: Path, out: Path, budget: float = 120.0, cell_timeout: float = 
     from concurrent.futures import ThreadPoolExecutor
 
     import sandbox
+
     from scalinglib.exercises import check, registered_keys
 
     folder, out = Path(folder).resolve(), Path(out).resolve()
@@ -421,7 +433,7 @@ def grade(folder: Path, out: Path, budget: float = 120.0, cell_timeout: float = 
     hashes = {path: _sha256(raw) if isinstance(raw, bytes) else "" for path, raw in data.items()}
     templates = book_templates()
     job = {"templates": templates, "budget": budget, "cell_timeout": cell_timeout,
-           "output_cap": sandbox.LIMITS["output"]}
+           "output_cap": sandbox.LIMITS["output"], "files": sandbox.home_files() if bwrap_path else {}}
 
     def one(path: Path) -> tuple[Path, dict, float]:
         t0 = time.monotonic()
