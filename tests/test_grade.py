@@ -229,6 +229,22 @@ def _big():
 _report("memory", {"bytearray_20GB": _try(_big), "numpy_20GB": _try(lambda: np.ones(2_500_000_000))})
 '''
 
+_MEMORY_TOGETHER = '''
+import os, time
+pids = []
+for _ in range(3):                  # 3 x 800 MB, each under the per-process limit, together past the cgroup's
+    pid = os.fork()
+    if pid == 0:
+        try:
+            hoard = b"x" * 800_000_000
+            time.sleep(2)
+        finally:
+            os._exit(0)
+    pids.append(pid)
+killed = sum(os.waitpid(pid, 0)[1] == 9 for pid in pids)     # ended by SIGKILL
+_report("memory_together", {"children": 3, "killed": killed})
+'''
+
 _LEFT_RUNNING = '''
 import os, subprocess, sys, time
 token = {token!r}
@@ -303,7 +319,7 @@ def hostile(tmp_path_factory):
                 port=listener.getsockname()[1], grader=os.getpid())
     subs_nbs = {
         "a_vandal": _with_cells(_fill(given(), right), _OUTCOME, _FILES.format(**fill), _NETWORK.format(**fill),
-                                _MEMORY, _LEFT_RUNNING.format(**fill), _FORK_BOMB),
+                                _MEMORY, _MEMORY_TOGETHER, _LEFT_RUNNING.format(**fill), _FORK_BOMB),
         "b_kills_parent": _prepend(_fill(given(), right), "ex-3-1-2", _KILL_PARENT.format(**fill)),
         "c_floods_and_exits": _prepend(_prepend(_fill(given(), right), "ex-3-1-2", 'print("x" * 12_000_000)'),
                                        "ex-3-1-3", "import os\nos._exit(3)"),
@@ -373,6 +389,12 @@ def test_hostile_network_is_cut_off(hostile):
 def test_hostile_memory_processes_and_leftovers_are_bounded(hostile):
     reports = hostile["reports"]
     assert reports["memory"] == {"bytearray_20GB": "MemoryError", "numpy_20GB": "MemoryError"}
+    vandal = hostile["rows"]["a_vandal"]
+    if "a cgroup" in vandal["sandbox"]:                         # all its processes together: 2 GB
+        assert reports["memory_together"]["killed"] >= 1
+        assert "went past 2048 MB together" in (hostile["out"] / "feedback" / "a_vandal.txt").read_text()
+    else:
+        assert reports["memory_together"]["killed"] == 0
     assert reports["fork_bomb"]["stopped_by"] == "EAGAIN"
     assert 0 < reports["fork_bomb"]["children"] < sandbox.LIMITS["processes"]
     assert reports["left_running"] == {"started": 2}
@@ -397,6 +419,7 @@ def test_hostile_kill_flood_and_exit_cost_only_themselves(hostile):
     assert flood["total"] == "8"                                # ex-3-1-1 and ex-3-1-2; its kernel ended before 3-1-3
     assert "output passed 4 MB" in flood["problems"] and "the kernel died" in flood["problems"]
     assert all(r["sandbox"].startswith("bubblewrap") for r in rows.values())
+    print("sandbox:", rows["honest_1"]["sandbox"])
     assert hostile["seconds"] < 120
 
 

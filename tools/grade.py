@@ -40,6 +40,7 @@ from __future__ import annotations
 import argparse
 import ast
 import csv
+import itertools
 import json
 import os
 import re
@@ -305,6 +306,7 @@ def runner_main() -> int:
 # --- the batch (outside the sandbox) ----------------------------------------------------------------------
 
 UNSAFE = "UNSAFE_NO_SANDBOX"
+_COUNTER = itertools.count()     # names of the cgroups of this grader
 MAX_NOTEBOOK = 20 * 2**20        # a larger submission is not run
 
 
@@ -330,15 +332,17 @@ def run_submission(text: str, job: dict, bwrap: str | None) -> dict:
     import signal
     import threading
 
-    from sandbox import LIMITS, bwrap_command, fresh_uid
+    from sandbox import CGROUP_LIMITS, LIMITS, Cgroup, bwrap_command, fresh_uid
 
     job = {**job, "notebook": text, "sandboxed": bwrap is not None,
            "uid": fresh_uid() if bwrap and os.geteuid() == 0 else None}
     python = Path(sys.executable)
     argv = [str(Path(__file__).resolve()), "--one"]
     deadline = job["budget"] + job["cell_timeout"] + 30
+    cgroup = Cgroup.make(f"scalinglib-grade-{os.getpid()}-{next(_COUNTER)}") if bwrap else None
     with tempfile.TemporaryDirectory(prefix="grade-") as scratch:
         cmd = bwrap_command(bwrap, python, argv) if bwrap else [str(python), *argv]
+        cmd = cgroup.wrap(cmd) if cgroup else cmd
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                 cwd=scratch, start_new_session=True)
         ended = []
@@ -376,10 +380,23 @@ def run_submission(text: str, job: dict, bwrap: str | None) -> dict:
     result = (_trusted_result(last, job["templates"]) if last else None) or {"answers": {}, "errors": [],
                                                                                "done": False, "failed": False}
     errors = result["errors"] + ended
+    if cgroup:
+        if kills := cgroup.oom_kills():
+            errors.append(f"the notebook's processes went past {CGROUP_LIMITS['memory'] // 2**20} MB together: "
+                          f"the kernel ended {kills} of them")
+        cgroup.remove()
     if not result["done"] and not ended and not result["failed"]:
         errors.append(f"the run ended before the notebook did (exit status {status}): the notebook ended its "
                       "runner, or the runner ran out of memory")
-    return {"answers": {key: _decode(value) for key, value in result["answers"].items()}, "errors": errors}
+    if not bwrap:
+        where = f"none: {UNSAFE}=1, student code ran with the grader's permissions"
+    elif cgroup:
+        where = (f"bubblewrap ({bwrap}); a cgroup: {CGROUP_LIMITS['memory'] // 2**20} MB and "
+                 f"{CGROUP_LIMITS['processes']} processes in all")
+    else:
+        where = f"bubblewrap ({bwrap}); no cgroup: memory limited per process"
+    return {"answers": {key: _decode(value) for key, value in result["answers"].items()}, "errors": errors,
+            "sandbox": where}
 
 
 def _sha256(data: bytes) -> str:
@@ -411,7 +428,6 @@ def grade(folder: Path, out: Path, budget: float = 120.0, cell_timeout: float = 
         overlap = sandbox.protected_overlap([folder, out], Path(sys.executable))
         if overlap:
             raise SystemExit(f"grade: refusing to run: {overlap}; put the submissions and grades elsewhere")
-        mode = f"bubblewrap ({bwrap_path})"
     except sandbox.Unavailable as exc:
         if not unsafe:
             raise SystemExit(
@@ -419,7 +435,7 @@ def grade(folder: Path, out: Path, budget: float = 120.0, cell_timeout: float = 
                 "Without one, student code runs with your permissions: it can read, change or delete your files, "
                 "the other submissions and the grades, and reach the network.\n"
                 f"Only for code you trust: {UNSAFE}=1 make grade ... (the gradebook records it).") from None
-        bwrap_path, mode = None, f"none: {UNSAFE}=1, student code ran with the grader's permissions"
+        bwrap_path = None
         print(f"grade: WARNING: no sandbox ({exc}); running the submissions unconfined ({UNSAFE}=1)", flush=True)
 
     # every submission read (and hashed) before any student code runs
@@ -439,9 +455,10 @@ def grade(folder: Path, out: Path, budget: float = 120.0, cell_timeout: float = 
         t0 = time.monotonic()
         raw = data[path]
         if isinstance(raw, OSError):
-            ran = {"answers": {}, "errors": [f"could not read the notebook ({type(raw).__name__}: {raw})"[:300]]}
+            ran = {"answers": {}, "errors": [f"could not read the notebook ({type(raw).__name__}: {raw})"[:300]],
+                   "sandbox": "not run"}
         elif len(raw) > MAX_NOTEBOOK:
-            ran = {"answers": {}, "errors": [f"not run: larger than {MAX_NOTEBOOK // 2**20} MB"]}
+            ran = {"answers": {}, "errors": [f"not run: larger than {MAX_NOTEBOOK // 2**20} MB"], "sandbox": "not run"}
         else:
             ran = run_submission(raw.decode("utf-8", "replace"), job, bwrap_path)
         ran["verdicts"] = {key: check(key, value) for key, value in ran.pop("answers").items()}
@@ -468,7 +485,7 @@ def grade(folder: Path, out: Path, budget: float = 120.0, cell_timeout: float = 
     rows, feedback = [], {}
     for path, g in graded.items():
         scores = [int(bool(g["verdicts"].get(k)) and g["verdicts"][k].correct) for k in parts]
-        rows.append([path.name, hashes[path], *scores, sum(scores), len(parts), " | ".join(g["errors"])[:500], mode])
+        rows.append([path.name, hashes[path], *scores, sum(scores), len(parts), " | ".join(g["errors"])[:500], g["sandbox"]])
         feedback[f"{path.stem}.txt"] = _feedback(path, parts, g, sum(scores))
     return _write_results(out, ["submission", "sha256", *parts, "total", "max", "problems", "sandbox"], rows,
                           feedback)

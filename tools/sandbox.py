@@ -13,7 +13,9 @@ the file system out of Linux namespaces for one command, with no daemon and no i
 - no capabilities; as root, the runner first drops to a uid of its own (a random unused one), so that the
   process limit counts only that sandbox's processes and a break-out would hold no root rights;
 - resource limits (``setrlimit``, set by the runner before the kernel starts, inherited by everything it
-  starts): address space, CPU time, processes, open files, file size, no core dumps.
+  starts): address space, CPU time, processes, open files, file size, no core dumps;
+- where the grader may make a cgroup (root, or a delegated cgroup v2), one per sandbox that holds all its
+  processes: their memory together and their number (``Cgroup``).
 
 Why bubblewrap: it is the sandbox Flatpak builds on, packaged by every major distribution, maintained, small
 enough to read, and works for an unprivileged user wherever user namespaces are enabled; it needs no daemon,
@@ -48,6 +50,8 @@ LIMITS = {
     "output": 4 * MiB,             # cell output kept by the runner (the rest is dropped and recorded)
     "result": 4 * MiB,             # what the grader reads back from the runner
 }
+# All the sandbox's processes together, when the grader may make a cgroup for it (root, or a delegated cgroup v2).
+CGROUP_LIMITS = {"memory": 2048 * MiB, "processes": LIMITS["processes"]}
 # A uid nobody uses, one per sandbox: the process limit counts the processes of a uid.
 _UID_RANGE = (1_900_000_000, 2_100_000_000)
 
@@ -181,6 +185,98 @@ def drop_to(uid: int) -> None:
         status = dict(line.split(":", 1) for line in f if ":" in line)
     if int(status["CapEff"].strip(), 16) or int(status["CapPrm"].strip(), 16) or os.getuid() != uid:
         raise SystemExit("the runner could not drop its rights")
+
+
+class Cgroup:
+    """A cgroup of one sandbox's own (cgroup v1 memory and pids, or v2), made beside the grader's, holding
+    every process of the sandbox: memory and process count are limited for all of them together.
+
+    ``Cgroup.make(name)`` returns None when the grader may not make one here."""
+
+    def __init__(self, folders: list[Path], oom_files: list[Path]):
+        self.folders, self.oom_files = folders, oom_files
+
+    @staticmethod
+    def _own() -> dict[str, Path]:
+        """'memory', 'pids' (v1) or 'v2' -> the folder of the grader's own cgroup."""
+        paths = {}
+        with open("/proc/self/cgroup") as f:
+            for line in f:
+                _, controllers, path = line.rstrip("\n").split(":", 2)
+                for name in controllers.split(",") if controllers else ["v2"]:
+                    paths[name] = path
+        own = {}
+        with open("/proc/self/mountinfo") as f:
+            for line in f:
+                left, right = line.split(" - ", 1)
+                root, point = left.split()[3:5]
+                fstype, _, options = right.split()[:3]
+                for name in ("memory", "pids", "v2"):
+                    wanted = name in options.split(",") if fstype == "cgroup" else fstype == "cgroup2" and name == "v2"
+                    if wanted and name in paths and paths[name].startswith(root):
+                        own[name] = Path(point) / paths[name][len(root):].lstrip("/")
+        return own
+
+    @classmethod
+    def make(cls, name: str, limits: dict = CGROUP_LIMITS) -> Cgroup | None:
+        try:
+            own = cls._own()
+        except (OSError, ValueError):
+            return None
+        made: list[Path] = []
+        try:
+            if "memory" in own and "pids" in own:
+                memory, pids = own["memory"] / name, own["pids"] / name
+                memory.mkdir()
+                made.append(memory)
+                pids.mkdir()
+                made.append(pids)
+                (memory / "memory.limit_in_bytes").write_text(str(limits["memory"]))
+                (memory / "memory.memsw.limit_in_bytes").exists() and \
+                    (memory / "memory.memsw.limit_in_bytes").write_text(str(limits["memory"]))
+                (pids / "pids.max").write_text(str(limits["processes"]))
+                return cls(made, [memory / "memory.oom_control"])
+            if "v2" in own and {"memory", "pids"} <= set((own["v2"] / "cgroup.subtree_control").read_text().split()):
+                folder = own["v2"] / name
+                folder.mkdir()
+                made.append(folder)
+                (folder / "memory.max").write_text(str(limits["memory"]))
+                (folder / "memory.swap.max").exists() and (folder / "memory.swap.max").write_text("0")
+                (folder / "pids.max").write_text(str(limits["processes"]))
+                return cls(made, [folder / "memory.events"])
+        except OSError:
+            cls(made, []).remove()
+        return None
+
+    def wrap(self, cmd: list[str]) -> list[str]:
+        """``cmd`` run by a shell that first moves itself into the cgroup (so everything it starts is in it)."""
+        procs = [str(folder / "cgroup.procs") for folder in self.folders]
+        script = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 97; shift; n=$((n-1)); done; exec "$@"'
+        return ["/bin/sh", "-c", script, "sh", str(len(procs)), *procs, *cmd]
+
+    def oom_kills(self) -> int:
+        """How many processes the kernel killed for going past the memory limit."""
+        for path in self.oom_files:
+            try:
+                for line in path.read_text().splitlines():
+                    if line.startswith("oom_kill "):
+                        return int(line.split()[1])
+            except (OSError, ValueError):
+                pass
+        return 0
+
+    def remove(self) -> None:
+        import time
+
+        for folder in self.folders:
+            for _ in range(50):                  # the last processes may take a moment to go
+                try:
+                    folder.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.05)
 
 
 _found: dict = {}
