@@ -202,13 +202,12 @@ def _client(nb, cell_timeout: float, output_cap: int, first_own: int, notes: lis
     )
 
 
-def run_one(job: dict, emit) -> None:
-    """Execute the notebook text of ``job`` cell by cell, snapshotting each exercise's answer expressions;
-    ``emit(result)`` after each cell (the grader keeps the last one it gets)."""
+def run_one(job: dict, emit, result: dict) -> None:
+    """Execute the notebook text of ``job`` cell by cell, snapshotting each exercise's answer expressions into
+    ``result``; ``emit(result)`` after each cell (the grader keeps the last one it gets)."""
     from nbclient.exceptions import DeadKernelError
 
     templates, budget, cell_timeout = job["templates"], job["budget"], min(job["cell_timeout"], job["budget"])
-    result: dict = {"answers": {}, "errors": [], "ran": 0, "done": False}
     emit(result)
     try:
         nb = nbformat.reads(job["notebook"], as_version=4)
@@ -246,6 +245,9 @@ def run_one(job: dict, emit) -> None:
             except DeadKernelError:
                 result["errors"].append(f"cell {index}: the kernel died")
                 break
+            except Exception as exc:  # noqa: BLE001  (a kernel the notebook broke: keep what was graded)
+                result["errors"].append(f"cell {index}: the kernel stopped answering ({type(exc).__name__}: {exc})"[:300])
+                break
             result["ran"] += 1
             if time.monotonic() - t0 >= cell_timeout:
                 result["errors"].append(f"cell {index}: ran longer than {cell_timeout:g} s and was interrupted")
@@ -266,8 +268,9 @@ def run_one(job: dict, emit) -> None:
                 for key, expr in templates[label].items():
                     result["answers"][key] = values.get(expr, {"__missing__": "snapshot"})
             emit({**result, "errors": result["errors"] + notes})
+    result["errors"] += notes
     result["done"] = True
-    emit({**result, "errors": result["errors"] + notes})
+    emit(result)
 
 
 def runner_main() -> int:
@@ -294,11 +297,12 @@ def runner_main() -> int:
         report.write(json.dumps(result) + "\n")
         report.flush()
 
+    result: dict = {"answers": {}, "errors": [], "ran": 0, "done": False}
     try:
-        run_one(job, emit)
-    except Exception as exc:  # noqa: BLE001  (reported to the grader, which records it)
-        emit({"answers": {}, "errors": [f"the grader's runner failed: {type(exc).__name__}: {exc}"[:300]],
-              "failed": True})
+        run_one(job, emit, result)
+    except Exception as exc:  # noqa: BLE001  (reported to the grader, which records it; the answers read stay)
+        result["errors"].append(f"the grader's runner failed: {type(exc).__name__}: {exc}"[:300])
+        emit({**result, "failed": True})
         return 1
     return 0
 
