@@ -44,6 +44,7 @@ import itertools
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -311,6 +312,7 @@ def runner_main() -> int:
 
 UNSAFE = "UNSAFE_NO_SANDBOX"
 _COUNTER = itertools.count()     # names of the cgroups of this grader
+_RUNNING: set = set()            # the sandboxes running now (ended at once if the grader is interrupted)
 MAX_NOTEBOOK = 20 * 2**20        # a larger submission is not run
 
 
@@ -333,7 +335,6 @@ def _trusted_result(line: bytes, templates: dict) -> dict | None:
 def run_submission(text: str, job: dict, bwrap: str | None) -> dict:
     """Run one submission's notebook text in a fresh sandbox (or, unsafe, a plain subprocess); its answers and
     problems. Ended at the notebook's budget plus a margin; its report is read with a size cap."""
-    import signal
     import threading
 
     from sandbox import CGROUP_LIMITS, LIMITS, Cgroup, bwrap_command, fresh_uid
@@ -349,6 +350,7 @@ def run_submission(text: str, job: dict, bwrap: str | None) -> dict:
         cmd = cgroup.wrap(cmd) if cgroup else cmd
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                 cwd=scratch, start_new_session=True)
+        _RUNNING.add(proc)
         ended = []
 
         def end(why: str) -> None:
@@ -381,6 +383,7 @@ def run_submission(text: str, job: dict, bwrap: str | None) -> dict:
             timer.cancel()
             proc.stdout.close()
             status = proc.wait()
+            _RUNNING.discard(proc)
     result = (_trusted_result(last, job["templates"]) if last else None) or {"answers": {}, "errors": [],
                                                                                "done": False, "failed": False}
     errors = result["errors"] + ended
@@ -469,12 +472,22 @@ def grade(folder: Path, out: Path, budget: float = 120.0, cell_timeout: float = 
         return path, ran, time.monotonic() - t0
 
     graded = {}
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+    try:
         for path, result, seconds in pool.map(one, paths):
             graded[path] = result
             problems = f" ({len(result['errors'])} problems)" if result["errors"] else ""
             print(f"grade: {path.name}: {sum(v.correct for v in result['verdicts'].values())} parts right"
                   f"{problems}, {seconds:.1f} s", flush=True)
+    except BaseException:              # interrupted (Ctrl-C): end every sandbox now, write nothing
+        pool.shutdown(wait=False, cancel_futures=True)
+        for proc in list(_RUNNING):
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        raise
+    pool.shutdown()
     for path in paths:       # what was graded is what was read: say so if the file changed meanwhile
         try:
             now = _sha256(path.read_bytes())

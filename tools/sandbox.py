@@ -26,6 +26,7 @@ no privileged code to the machine. ``systemd-run`` gives limits but no private f
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 import resource
@@ -107,6 +108,15 @@ def fresh_uid() -> int:
             return uid
 
 
+@functools.cache
+def _options(bwrap: str) -> str:
+    """What this bwrap's --help lists (older versions lack --size and --disable-userns)."""
+    try:
+        return subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+
+
 def bwrap_command(bwrap: str, python: Path, argv: list[str], tmpfs: int = LIMITS["tmpfs"]) -> list[str]:
     """The bwrap command line that runs ``python argv`` in a fresh sandbox."""
     cmd = [bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-net", "--unshare-ipc",
@@ -116,7 +126,7 @@ def bwrap_command(bwrap: str, python: Path, argv: list[str], tmpfs: int = LIMITS
         # keep only the two the runner needs to switch to its own uid (then it has none).
         cmd += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     else:
-        cmd += ["--unshare-user", "--disable-userns"]
+        cmd += ["--unshare-user", *(["--disable-userns"] if "--disable-userns" in _options(bwrap) else [])]
     cmd += ["--ro-bind", "/usr", "/usr"]
     for name in _TOPS[1:]:
         top = Path("/") / name
@@ -134,9 +144,10 @@ def bwrap_command(bwrap: str, python: Path, argv: list[str], tmpfs: int = LIMITS
                 made.add(parent)
                 cmd += ["--perms", "0755", "--dir", str(parent)]
         cmd += ["--ro-bind", str(path), str(path)]
+    size = ["--size", str(tmpfs)] if "--size" in _options(bwrap) else []     # bubblewrap 0.8 or newer
     cmd += ["--proc", "/proc", "--dev", "/dev",
-            "--perms", "1777", "--size", str(tmpfs), "--tmpfs", "/tmp",
-            "--perms", "0777", "--size", str(tmpfs), "--tmpfs", HOME,
+            "--perms", "1777", *size, "--tmpfs", "/tmp",
+            "--perms", "0777", *size, "--tmpfs", HOME,
             "--chdir", HOME]
     env = {"HOME": HOME, "PATH": f"{python.parent}:/usr/bin:/bin", "LANG": "C.UTF-8", "MPLBACKEND": "Agg",
            "TMPDIR": "/tmp", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
