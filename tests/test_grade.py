@@ -444,7 +444,7 @@ def test_hostile_kill_flood_and_exit_cost_only_themselves(hostile):
     assert rows["a_vandal"]["total"] == "12"
     assert all(r["sandbox"].startswith("bubblewrap") for r in rows.values())
     print("sandbox:", rows["honest_1"]["sandbox"])
-    assert hostile["seconds"] < 120
+    assert hostile["seconds"] < 240
 
 
 # --- without a sandbox ----------------------------------------------------------------------------------------
