@@ -276,18 +276,30 @@ class Cgroup:
                 pass
         return 0
 
-    def remove(self) -> None:
+    def remove(self, wait: float = 15.0) -> None:
+        """End any process still in the cgroup, then remove its folders (a memory cgroup is busy until the
+        last of its processes is gone, which takes a moment on a crowded machine)."""
+        import signal
         import time
 
-        for folder in self.folders:
-            for _ in range(50):                  # the last processes may take a moment to go
+        deadline = time.monotonic() + wait
+        left = list(self.folders)
+        while left and time.monotonic() < deadline:
+            for folder in list(left):
                 try:
+                    for pid in (folder / "cgroup.procs").read_text().split():
+                        try:
+                            os.kill(int(pid), signal.SIGKILL)
+                        except (ProcessLookupError, ValueError):
+                            pass
                     folder.rmdir()
-                    break
+                    left.remove(folder)
                 except FileNotFoundError:
-                    break
+                    left.remove(folder)
                 except OSError:
-                    time.sleep(0.05)
+                    pass
+            if left:
+                time.sleep(0.1)
 
 
 _found: dict = {}
