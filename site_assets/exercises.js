@@ -70,18 +70,26 @@
     }
     for (i = 0; i < 16; i++) h[i] ^= v[i] ^ v[i + 16];
   }
-  // BLAKE2b of `message` keyed with `key` (both Uint8Array, key at most 64 bytes), `size` bytes, as hex
+  // BLAKE2b of `message` keyed with `key` (both Uint8Array, key at most 64 bytes), `size` bytes, as hex. The state
+  // after a key's block is kept (a seal hashes many short messages with one key).
+  var keyed = new Map();
   function blake2b(key, message, size) {
-    var h = new Uint32Array(IV);
-    h[0] ^= 0x01010000 ^ (key.length << 8) ^ size;
     var padded = key.length ? 128 : 0, total = padded + message.length;
+    var name = size + ":" + key.join(","), start = keyed.get(name), h;
+    if (start && message.length) {
+      h = new Uint32Array(start);
+    } else {
+      h = new Uint32Array(IV);
+      h[0] ^= 0x01010000 ^ (key.length << 8) ^ size;
+    }
     var blocks = Math.max(1, Math.ceil(total / 128));
     var data = new Uint8Array(blocks * 128);
     data.set(key, 0);
     data.set(message, padded);
-    for (var b = 0; b < blocks; b++) {
+    for (var b = start && message.length ? 1 : 0; b < blocks; b++) {
       var last = b === blocks - 1;
       compress(h, data, 128 * b, last ? total : 128 * (b + 1), last);
+      if (b === 0 && padded && !last && !start) keyed.set(name, new Uint32Array(h));
     }
     var out = "";
     for (var i = 0; i < size; i++) out += ((h[i >> 2] >>> (8 * (i & 3))) & 255).toString(16).padStart(2, "0");
