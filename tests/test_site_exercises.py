@@ -443,7 +443,7 @@ def test_a_verdict_on_a_phone_in_dark_mode(browser, servers, report):
     try:
         page, errors = _open(context, f"{url}/{name}", only_the_checker=True)
         page.wait_for_function("document.documentElement.dataset.theme === 'dark'")
-        wrong = _typed(float(expected_answer(key)) * 1.1)
+        wrong = f"{float(expected_answer(key)) * 1.1:.4g}"
         page.evaluate("([k, a]) => window.scalinglibExercises.answer(k, a)", [key, wrong])
         form = page.locator(f'form[data-exercise="{key[:-1]}"]')
         form.scroll_into_view_if_needed()
@@ -456,7 +456,9 @@ def test_a_verdict_on_a_phone_in_dark_mode(browser, servers, report):
         colours = page.locator(f'[data-verdict-for="{key}"]').evaluate(
             "el => [getComputedStyle(el).color, getComputedStyle(document.body).backgroundColor]")
         SCREEN.parent.mkdir(parents=True, exist_ok=True)
-        form.screenshot(path=str(SCREEN))
+        shown = page.locator(f'[data-verdict-for="{key}"]').locator("xpath=..")      # the part: label, field, verdict
+        shown.scroll_into_view_if_needed()
+        shown.screenshot(path=str(SCREEN))
         assert not errors, errors
         report["phone_dark"] = {"page": name, "part": key, "answer": wrong, "colours": colours,
                                 "screenshot": str(SCREEN.relative_to(ROOT))}

@@ -1052,8 +1052,9 @@ def check(key, answer=None) -> Feedback:
 
 
 def page_data(table: Mapping, keys: Sequence[str]) -> dict:
-    """What the HTML book's in-page checker needs to check the parts ``keys``, read from a sealed table (what
-    :func:`seal_all` returns and the student edition's ``sealed.json`` holds): no expected value, only seals.
+    """What the HTML book's in-page checker needs to check the parts ``keys``, read from a sealed table (the
+    book's build seals every part once; the student edition's ``sealed.json`` is that table): no expected value,
+    only seals.
 
     The page judges a number by running the entry's program (:func:`_program`, the steps the kernel's
     :func:`_judge` runs) on its seal, and words by hashing the canonical choice; every message comes from
