@@ -112,6 +112,7 @@ site-build-stored: $(READY) $(VENDOR_DEP)
 SITE_TEST = SECONDS=0; echo "== site: opening every page in headless Chromium, checking every link and the layout as a phone and a laptop, light and dark =="; \
 	bash tools/ensure_browser.sh; \
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_site.py tests/test_site_links.py tests/test_layout.py -m site -rs; \
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_site_exercises.py -m site -k "not student" -rs; \
 	echo "== site: checked in $${SECONDS} s =="
 
 # the checks of a site already built (make book or make site-build-stored)
@@ -136,8 +137,10 @@ student: $(READY) $(VENDOR_DEP)
 	echo "== student: built in $${SECONDS} s =="
 
 student-test: student
-	@SECONDS=0; echo "== student: checking that no solution survives =="; \
+	@SECONDS=0; echo "== student: checking that no solution survives, and its exercises answered in its pages (headless Chromium) =="; \
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_student.py; \
+	bash tools/ensure_browser.sh; \
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_site_exercises.py -m site -k student -rs; \
 	echo "== student: checked in $${SECONDS} s =="
 
 # exercises in JupyterLab: a section notebook opened in headless Chromium (jupyterlab-myst renders, solutions folded)

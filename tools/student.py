@@ -215,6 +215,17 @@ def notebook_imports(notebooks: list[Path]) -> dict[str, set[str]]:
     return wanted
 
 
+def sealed_answers() -> dict:
+    """The sealed table of every part: the very seals the pages of both editions check answers with
+    (``build_book.sealed_table``)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    from build_book import sealed_table
+
+    table = json.loads(sealed_table().read_text())
+    table.pop("library", None)
+    return table
+
+
 def student_exercises(notebooks: list[Path]) -> dict[str, str]:
     """The files of ``scalinglib/exercises`` in the student edition: {file name: text}.
 
@@ -222,7 +233,7 @@ def student_exercises(notebooks: list[Path]) -> dict[str, str]:
     notebooks import. Refuses a notebook import that is not plain data (a function could compute an answer).
     """
     sys.path.insert(0, str(ROOT))
-    import scalinglib.exercises as full
+    import scalinglib.exercises  # noqa: F401  (the section modules below are read from it)
 
     core_text = (ROOT / EXERCISES / "core.py").read_text()
     stripped, count = FULL_EDITION_BLOCK.subn("", core_text)
@@ -230,7 +241,7 @@ def student_exercises(notebooks: list[Path]) -> dict[str, str]:
         raise RuntimeError("core.py must hold exactly one full-edition block")
     files = {
         "core.py": stripped,
-        "sealed.json": json.dumps(full.core.seal_all(pad=True), separators=(",", ":")),
+        "sealed.json": json.dumps(sealed_answers(), separators=(",", ":")),
         "__init__.py": '"""Exercise checks (student edition): answers are sealed, see core.py."""\n\n'
                        "from .core import Feedback, check, load_sealed, registered_keys\n\n"
                        "load_sealed()\n\n"

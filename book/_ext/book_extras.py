@@ -15,6 +15,9 @@
   "Solution to 3.3.1", linked to its exercise, instead of repeating the title.
 * Figures shown by ``scalinglib.plots.figure_html`` carry the alt text written in
   their cell's metadata (``mystnb.image.alt``), as images from notebooks do.
+* Exercises answered in the page: under each exercise a field per part, checked in the browser
+  by ``vendor/exercises.js`` from sealed answers with the kernel checker's verdicts; the
+  exercise index shows which parts the reader has right (answers kept in the browser).
 * Citations resolve in a fraction of the time: pybtex looks up its style plugins
   among the installed packages' entry points for every citation (scanning every
   installed distribution each time); the lookup is remembered for the build.
@@ -114,10 +117,13 @@ def fill_exercise_index(app, doctree, fromdocname):
             table = nodes.table(classes=["exercise-index"])
             group = nodes.tgroup(cols=3)
             table += group
-            for width in (12, 60, 18):
+            progress = _sealed_table(app) if app.builder.format == "html" else None
+            headings = ("Exercise", "Topic", "Level") + (("Your answers",) if progress else ())
+            group["cols"] = len(headings)
+            for width in (12, 60, 18, 24)[:len(headings)]:
                 group += nodes.colspec(colwidth=width)
             head = nodes.thead()
-            head += nodes.row("", *[nodes.entry("", _paragraph(nodes.Text(h))) for h in ("Exercise", "Topic", "Level")])
+            head += nodes.row("", *[nodes.entry("", _paragraph(nodes.Text(h))) for h in headings])
             group += head
             body = nodes.tbody()
             for _, _, label, number, topic, level in by_doc[docname]:
@@ -128,11 +134,147 @@ def fill_exercise_index(app, doctree, fromdocname):
                     nodes.entry("", _paragraph(ref)),
                     nodes.entry("", _paragraph(nodes.Text(topic))),
                     nodes.entry("", _paragraph(nodes.Text(level))),
+                    *([_progress_cell(progress, label)] if progress else []),
                 )
             group += body
             content += [section, table]
         total = nodes.paragraph(text=f"{len(rows)} exercises in {len(by_doc)} sections.")
-        placeholder.replace_self([total, *content])
+        clear = [nodes.raw("", '<p><button type="button" class="sl-clear-all" hidden>Clear all my answers '
+                               'kept in this browser</button></p>', format="html")] if app.builder.format == "html" else []
+        placeholder.replace_self([total, *clear, *content])
+
+
+# ---------------------------------------------------------------------------------------------
+# answering exercises in the page
+
+# Under each exercise, a field per part (``data-part``) with a Check button and a verdict
+# (``data-verdict-for``, announced by screen readers). The verdicts are the kernel checker's,
+# computed in the browser by ``vendor/exercises.js`` from the page's sealed data
+# (``scalinglib.exercises.core.page_data``): salted hashes of the answers, never the answers.
+# The parts of an exercise are read from the sealed table (every part registered under the
+# exercise's label plus a letter), so a new part gets its field by itself. The table is the one the
+# build writes for both editions (config ``exercise_sealed_table``; tools/build_book.py), or, if
+# none is named, sealed afresh from the library.
+
+EXERCISE_JS = "../vendor/exercises.js"
+EXERCISE_CSS = "../vendor/exercises.css"
+_EXERCISE_LABEL = re.compile(r"^ex-\d+-\d+-\d+$")
+
+
+def _checker_core():
+    """scalinglib's checker module, loaded on its own (only the standard library): the build needs its
+    generic code, not the whole library."""
+    import importlib.util
+    import sys
+
+    name = "_book_extras_checker"
+    if name not in sys.modules:
+        package = importlib.util.find_spec("scalinglib")
+        path = f"{package.submodule_search_locations[0]}/exercises/core.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def _sealed_table(app) -> dict:
+    table = getattr(app, "_sealed_exercises", None)
+    if table is None:
+        import json
+        from pathlib import Path
+
+        path = app.config.exercise_sealed_table
+        if path:
+            table = json.loads(Path(path).read_text())
+        else:
+            from scalinglib.exercises import core
+
+            table = core.seal_all(pad=True)
+        app._sealed_exercises = table
+    return table
+
+
+def _parts_of(table: dict, label: str) -> list[str]:
+    pattern = re.compile(re.escape(label) + "[a-z]")
+    return [item["part"]["key"] for item in table["parts"] if pattern.fullmatch(item["part"]["key"])]
+
+
+def _answer_form(label: str, keys: list[str], data: dict) -> str:
+    """The HTML of the fields of one exercise's parts."""
+    esc = html.escape
+    number = label.removeprefix("ex-").replace("-", ".")
+    rows = []
+    for key in keys:
+        part = data["parts"][key]
+        ident = f"sl-{key}"
+        how = f'<p class="sl-how" id="{ident}-how">{esc(part["how"])}</p>'
+        name = f'({key[-1]}) <code>{esc(key)}</code>'
+        button = f'<button type="button" class="sl-check" data-check="{esc(key)}">Check</button>'
+        verdict = f'<div class="sl-verdict" data-verdict-for="{esc(key)}" role="status" aria-live="polite"></div>'
+        if part["kind"] in ("number", "numbers"):
+            field = (f'<label class="sl-label" for="{ident}">{name}</label><div class="sl-row">'
+                     f'<input type="text" id="{ident}" data-part="{esc(key)}" aria-describedby="{ident}-how" '
+                     f'autocomplete="off" autocapitalize="off" spellcheck="false" enterkeyhint="done">'
+                     f'{button}</div>')
+        else:
+            options = '<option value="">(choose)</option>' + "".join(
+                f'<option value="{esc(o)}">{esc(o)}</option>' for o in part["options"])
+            n = len(part["entries"])
+            selects = []
+            for i in range(n):
+                item = f"{ident}-{i + 1}"
+                text = "answer" if part["kind"] == "choice" else f"item {i + 1}"
+                selects.append(f'<span class="sl-item"><label for="{item}">{text}</label> '
+                               f'<select id="{item}" data-part="{esc(key)}" data-item="{i + 1}" '
+                               f'aria-describedby="{ident}-how">{options}</select></span>')
+            field = (f'<fieldset class="sl-choices"><legend class="sl-label">{name}</legend>'
+                     f'<div class="sl-row">{"".join(selects)}{button}</div></fieldset>')
+        rows.append(f'<div class="sl-part">{field}{how}{verdict}</div>')
+    return (f'<form class="sl-answers" data-exercise="{esc(label)}" aria-label="Answers to exercise {number}">'
+            f'<p class="sl-title">Check your answers here</p>{"".join(rows)}'
+            f'<button type="button" class="sl-clear">Clear my answers to {number}</button></form>')
+
+
+def add_answer_fields(app, doctree, docname):
+    """Under every exercise, a field per part; the page's sealed data once, at its end."""
+    if app.builder.format != "html":
+        return
+    exercises = [node for node in doctree.findall(nodes.Admonition)
+                 if "exercise" in node.get("classes", []) and _EXERCISE_LABEL.match(str(node.get("label", "")))]
+    if not exercises:
+        return
+    table = _sealed_table(app)
+    found = [(node, node["label"], _parts_of(table, node["label"])) for node in exercises]
+    keys = [key for _, _, parts in found for key in parts]
+    if not keys:
+        return
+    import json
+
+    data = _checker_core().page_data(table, keys)
+    for node, label, parts in found:
+        if parts:
+            form = _answer_form(label, parts, data)
+            node += nodes.raw("", form, format="html")
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
+    doctree += nodes.raw("", f'<script type="application/json" id="sl-exercise-data">{text}</script>', format="html")
+
+
+def _progress_cell(table: dict, label: str):
+    """The exercise index's cell saying which parts of ``label`` the reader has right (filled in by the script)."""
+    keys = _parts_of(table, label)
+    if not keys:
+        return nodes.entry("", _paragraph(nodes.Text("")))
+    cell = f'<span class="sl-progress" data-progress-parts="{html.escape(" ".join(keys))}">not answered here</span>'
+    return nodes.entry("", nodes.raw("", cell, format="html"))
+
+
+def exercise_assets(app, pagename, templatename, context, doctree):
+    """The checker's script and style, on the pages that have answer fields or the exercise index."""
+    body = context.get("body") or ""
+    if 'class="sl-answers"' in body or "data-progress-parts" in body:
+        app.add_css_file(EXERCISE_CSS)
+        app.add_js_file(EXERCISE_JS, loading_method="defer")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -320,10 +462,13 @@ def setup(app):
     remember_pybtex_plugins()
     app.connect("config-inited", launch_buttons_need_a_repository)
     app.add_config_value("glossary_autolink", {}, "env")
+    app.add_config_value("exercise_sealed_table", "", "env")
     app.add_node(exercise_index_placeholder)
     app.add_directive("exercise-index", ExerciseIndexDirective)
     app.connect("html-page-context", dedupe_scripts, priority=900)
     app.connect("doctree-resolved", fill_exercise_index)
+    app.connect("doctree-resolved", add_answer_fields)
+    app.connect("html-page-context", exercise_assets)
     app.connect("doctree-resolved", link_glossary_terms)
     app.connect("doctree-read", figure_alt_from_metadata)
     app.add_post_transform(ShortExerciseTitles)

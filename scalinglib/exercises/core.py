@@ -72,9 +72,9 @@ class Feedback:
         return self.correct
 
     def text(self) -> str:
-        lines = [f"{_MARKS[self.status]} {self.key}: {self.message}"]
+        lines = [_say("line", mark=_MARKS[self.status], key=self.key, message=self.message)]
         if self.hint and self.status in ("incorrect", "invalid"):
-            lines.append(f"  Hint: {self.hint}")
+            lines.append(_say("hint", hint=self.hint))
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -481,14 +481,19 @@ class Part:
     def canonical_choices(self) -> list[str]:
         return list(self.choices.keys() if isinstance(self.choices, Mapping) else self.choices)
 
+    def listed_choices(self) -> list[str]:
+        """The canonical choices in the order a reader is shown them: alphabetical, so the order says nothing
+        about the answer (a part's choices are often written down in the order of its answers)."""
+        return sorted(self.canonical_choices(), key=lambda c: (c.lower(), c))
+
     def metadata(self) -> dict:
         """Everything about the part except its answer (what the student edition stores)."""
         out = {name: getattr(self, name) for name in ("key", "kind", "hint", "sig", "fit", "share", "complement",
                                                       "rounding", "size")}
         out["unit"] = list(self.unit) if isinstance(self.unit, tuple) else self.unit
         out["whole"] = list(self.whole) if isinstance(self.whole, tuple) else self.whole
-        out["choices"] = {c: list(s) for c, s in self.choices.items()} if isinstance(self.choices, Mapping) \
-            else list(self.choices)
+        out["choices"] = {c: list(self.choices[c]) for c in self.listed_choices()} \
+            if isinstance(self.choices, Mapping) else self.listed_choices()
         return out
 
     @classmethod
@@ -618,8 +623,12 @@ def _rounding(part: Part) -> str:
 #: Families whose answers can be off by the 8 bits of a byte (a link sold in Gb/s, an answer asked in GB/s).
 _BYTE_FAMILIES = ("bytes", "byte rate")
 
+#: The place of the reader's answer (as :func:`_fmt` prints it) in a message template: a template is a tuple of
+#: text pieces and ``ANSWER``s, so the same template gives the kernel's message and, exported, the page's.
+ANSWER = None
 
-def _bits_message(x, unit: Unit, factor: float) -> str:
+
+def _bits_template(unit: Unit, factor: float) -> tuple:
     """The verdict on an answer 8 times too large or too small in bytes or bytes per second."""
     if unit.family == "byte rate":
         example = "a link of 100 Gb/s (bits) carries 12.5 GB/s (bytes)"
@@ -627,7 +636,7 @@ def _bits_message(x, unit: Unit, factor: float) -> str:
         example = "8 bits make one byte"
     which = "bits where bytes are asked" if factor > 1 else "bytes divided by 8 as if they were bits"
     asked = unit.name if unit.name == "bytes" else f"{unit.name}, counted in bytes"
-    return f"{_fmt(x)} is off by a factor of 8: check the unit (the answer is in {asked}); it looks like {which}: {example}"
+    return ANSWER, f" is off by a factor of 8: check the unit (the answer is in {asked}); it looks like {which}: {example}"
 
 
 #: Binary against decimal prefixes: (factor, binary unit, its size, decimal unit, its size). A factor 1.024
@@ -648,24 +657,25 @@ def _widest_tolerance(rule: Rule) -> float:
     return 0.0
 
 
-def _binary_prefix_slip(unit: Unit, rule: Rule, seal: Seal, x: float) -> str | None:
-    """The verdict on a size or a byte rate off by a binary-against-decimal prefix factor, or None.
+def _binary_prefix_steps(unit: Unit, rule: Rule) -> list[tuple]:
+    """The steps naming a size or a byte rate off by a binary-against-decimal prefix factor.
 
     A factor is tried only when what the rule accepts around it cannot touch what it accepts around the
     expected value, so an ordinary near miss is never taken for a prefix slip."""
     if unit.family not in _BYTE_FAMILIES or rule.kind == "exact":
-        return None
+        return []
     tol = _widest_tolerance(rule)
     per_second = "/s" if unit.family == "byte rate" else ""
+    steps = []
     for factor, binary, binary_size, decimal, decimal_size in _BINARY_PREFIXES:
         if (1 + tol) ** 2 >= factor:
             continue
-        if seal.accepts(x / factor) or seal.accepts(x * factor):
-            return (f"{_fmt(x)} is off by a factor of {factor:.3g}: check the unit (the answer is in "
+        template = (ANSWER, f" is off by a factor of {factor:.3g}: check the unit (the answer is in "
                     f"{unit.symbol.strip() or unit.name}); it looks like binary and decimal prefixes mixed up: "
                     f"{binary}{per_second} ({binary_size} bytes{per_second}) against {decimal}{per_second} "
                     f"({decimal_size} bytes{per_second})")
-    return None
+        steps += [("/", factor, template), ("*", factor, template)]
+    return steps
 
 
 #: Units where an answer upside down (its reciprocal) is a plausible slip, with what the slip usually is.
@@ -686,73 +696,115 @@ _INVERTIBLE_UNITS = {
 }
 
 
-def _inversion(unit: Unit, seal: Seal, x: float) -> str | None:
-    """The verdict on an answer whose reciprocal is within the nearest band of the expected value, or None.
+def _where(index: int, side: str) -> str:
+    """Where a wrong answer lies, in words, for band ``index`` (``len(BANDS)``: beyond every band) and ``side``."""
+    if index == len(BANDS):
+        return "far off"
+    if side == "near":
+        return f"close ({BANDS[index][2]}) but outside the tolerance"
+    if index == 0:
+        return f"close, but too {side} ({BANDS[0][2]})"
+    if index == len(BANDS) - 1:
+        return f"too {side} {BANDS[index][2]}"
+    return f"too {side} ({BANDS[index][2]})"
 
-    Named only when the answer itself is not within 25% of the expected value (near 1 an answer and its
-    reciprocal are both near misses). The words do not depend on where in the band the reciprocal lies."""
+
+def _program(part: Part, i: int) -> tuple[tuple, ...]:
+    """How entry ``i`` of ``part`` judges a real number ``x``: steps ``(test, argument, template)`` tried in order;
+    the first whose test holds gives the verdict (right only for ``"ok"``). The tests, all asked of the seal:
+
+    ``"ok"``: x is accepted; ``"1-"``: 1 - x is; ``"/"``, ``"*"``: x divided or multiplied by the argument is
+    (a unit slip, bits for bytes, binary prefixes); ``"inv"``: 1/x lies in the nearest band and x beyond the
+    second (an inverted ratio); ``"frac"``: x is not whole; ``"zero"``; ``"sign"``: x has the wrong sign;
+    ``"band"``: x lies in band ``argument = (index, side)`` (index ``len(BANDS)``: beyond every band).
+
+    The kernel's :func:`_judge` runs these steps; the HTML book exports them (:func:`page_data`) for its
+    in-page checker, which runs the same steps on the same seals.
+    """
+    unit, rule = part.unit_of(i), part.rule_of(i)
+    shown = (ANSWER, unit.symbol)
+    steps: list[tuple] = [("ok", None, (*shown, " is right"))]
+    if part.share:
+        what = f"did you compute {part.complement} (the complement)?" if part.complement else \
+            "the complement of what is asked?"
+        steps.append(("1-", None, (ANSWER, f" is 1 minus the answer: {what}")))
+    for factor, other in _slips(unit):
+        if unit.family == "share":
+            asked = "a fraction where a percentage is asked" if unit.key == "%" else \
+                "a percentage where a plain number is asked" if unit.key == "efficiency" else \
+                "a percentage where a fraction is asked"
+            steps.append(("/", factor, (ANSWER, f" is off by a factor of 100: {asked}?")))
+        else:
+            steps.append(("/", factor, (ANSWER, f" is off by a factor of {_factor_text(factor)}: check the unit "
+                                                f"(the answer is in {unit.symbol.strip() or unit.name}); "
+                                                f"it looks like the answer in {other.name}")))
+    if unit.family in _BYTE_FAMILIES:
+        steps += [("/", factor, _bits_template(unit, factor)) for factor in (8.0, 1 / 8.0)]
+    steps += _binary_prefix_steps(unit, rule)
     what = _INVERTIBLE_UNITS.get(unit.key) or _INVERTIBLE_FAMILIES.get(unit.family)
-    if what is None or x == 0 or not math.isfinite(1 / x):
-        return None
-    if seal.band(1 / x)[0] != 0 or seal.band(x)[0] < 2:
-        return None
-    return (f"{_fmt(x)} is not right, but its reciprocal is within 5% of the answer: you may have inverted the "
-            f"ratio ({what}?)")
+    if what is not None:
+        steps.append(("inv", None, (ANSWER, " is not right, but its reciprocal is within 5% of the answer: you may "
+                                            f"have inverted the ratio ({what}?)")))
+    whole = part.whole_of(i)
+    if whole:
+        steps.append(("frac", None, (ANSWER, f" is not a whole number: the answer is "
+                                             f"{unit.phrase.removeprefix('as ')} ({_rounding(part)})")))
+    steps.append(("zero", None, (*shown, " is zero, and the answer is not")))
+    steps.append(("sign", None, (*shown, " has the wrong sign")))
+    after = f"; whole numbers are checked exactly ({_rounding(part)})" if whole else ""
+    for index in range(len(BANDS) + 1):
+        for side in ("high", "low", "near") if index < len(BANDS) else ("",):
+            steps.append(("band", (index, side), (*shown, " is not right: ", _where(index, side), after)))
+    return tuple(steps)
+
+
+def _render(template: tuple, answer: str) -> str:
+    return "".join(answer if piece is ANSWER else piece for piece in template)
+
+
+def _holds(test: str, argument, seal: Seal, x: float, bands: dict) -> bool:
+    """Whether step ``test`` of a program holds for the real number ``x`` (``bands`` remembers ``seal.band``)."""
+    def band(y: float) -> tuple[int, str]:
+        if y not in bands:
+            bands[y] = seal.band(y)
+        return bands[y]
+
+    if test == "ok":
+        return seal.accepts(x)
+    if test == "1-":
+        return math.isfinite(1 - x) and seal.accepts(1 - x)
+    if test == "/":
+        return seal.accepts(x / argument)
+    if test == "*":
+        return seal.accepts(x * argument)
+    if test == "inv":
+        return x != 0 and math.isfinite(1 / x) and band(1 / x)[0] == 0 and band(x)[0] >= 2
+    if test == "frac":
+        return x != round(x)
+    if test == "zero":
+        return x == 0
+    if test == "sign":
+        return not seal.same_sign(x)
+    if test == "band":
+        return band(x) == tuple(argument)
+    raise ValueError(f"unknown step {test!r}")
+
+
+_PROGRAMS: dict[tuple[str, int], tuple[Part, tuple]] = {}
 
 
 def _judge(part: Part, i: int, seal: Seal, x) -> tuple[bool, str]:
-    """(right?, message) for entry ``i`` of ``part`` answered with the real number ``x``."""
-    unit = part.unit_of(i)
-    shown = f"{_fmt(x)}{unit.symbol}"
-    if seal.accepts(x):
-        return True, f"{shown} is right"
-    xf = float(x)
-    if part.share and math.isfinite(1 - xf) and seal.accepts(1 - xf):
-        what = f"did you compute {part.complement} (the complement)?" if part.complement else \
-            "the complement of what is asked?"
-        return False, f"{_fmt(x)} is 1 minus the answer: {what}"
-    for factor, other in _slips(unit):
-        if seal.accepts(xf / factor):
-            if unit.family == "share":
-                asked = "a fraction where a percentage is asked" if unit.key == "%" else \
-                    "a percentage where a plain number is asked" if unit.key == "efficiency" else \
-                    "a percentage where a fraction is asked"
-                return False, f"{_fmt(x)} is off by a factor of 100: {asked}?"
-            return False, (f"{_fmt(x)} is off by a factor of {_factor_text(factor)}: check the unit "
-                           f"(the answer is in {unit.symbol.strip() or unit.name}); "
-                           f"it looks like the answer in {other.name}")
-    if unit.family in _BYTE_FAMILIES:
-        for factor in (8.0, 1 / 8.0):
-            if seal.accepts(xf / factor):
-                return False, _bits_message(x, unit, factor)
-    prefix = _binary_prefix_slip(unit, part.rule_of(i), seal, xf)
-    if prefix:
-        return False, prefix
-    inverted = _inversion(unit, seal, xf)
-    if inverted:
-        return False, inverted
-    if part.whole_of(i) and xf != round(xf):
-        return False, f"{_fmt(x)} is not a whole number: the answer is {unit.phrase.removeprefix('as ')} " \
-                      f"({_rounding(part)})"
-    if xf == 0:
-        return False, f"{shown} is zero, and the answer is not"
-    if not seal.same_sign(xf):
-        return False, f"{shown} has the wrong sign"
-    index, side = seal.band(xf)
-    if index == len(BANDS):
-        where = "far off"
-    elif side == "near":
-        where = f"close ({BANDS[index][2]}) but outside the tolerance"
-    elif index == 0:
-        where = f"close, but too {side} ({BANDS[0][2]})"
-    elif index == len(BANDS) - 1:
-        where = f"too {side} {BANDS[index][2]}"
-    else:
-        where = f"too {side} ({BANDS[index][2]})"
-    message = f"{shown} is not right: {where}"
-    if part.whole_of(i):
-        message += f"; whole numbers are checked exactly ({_rounding(part)})"
-    return False, message
+    """(right?, message) for entry ``i`` of ``part`` answered with the real number ``x``: the first step of
+    :func:`_program` that holds."""
+    cached = _PROGRAMS.get((part.key, i))
+    if cached is None or cached[0] is not part:
+        cached = _PROGRAMS[(part.key, i)] = (part, _program(part, i))
+    program = cached[1]
+    xf, bands = float(x), {}
+    for test, argument, template in program:
+        if _holds(test, argument, seal, xf, bands):
+            return test == "ok", _render(template, _fmt(x))
+    raise AssertionError("a program ends with every band")
 
 
 def _how_to_answer(part: Part, entries: int = 1) -> str:
@@ -776,19 +828,24 @@ def _end(sentence: str) -> str:
 
 
 def _options(part: Part) -> str:
-    names = [repr(c) for c in part.canonical_choices()]
+    names = [repr(c) for c in part.listed_choices()]
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
 
 # --- reading the reader's answer ----------------------------------------------------------------------
 
 
+#: Characters read as spaces in a word answer, and trailing words set aside (:func:`_normalise_word`).
+WORD_SPACES = "-_+/,.:;'\"`"
+WORD_TRAILERS = ("bound", "scaling", "limited")
+
+
 def _normalise_word(value: str) -> str:
     """Case, quotes, hyphens, underscores, "+" and spacing ignored; a trailing "scaling" or "bound" too
     ("latency-bound" reads as "latency", "Gustafson scaling" as "gustafson")."""
-    text = re.sub(r"[-_+/,.:;'\"`]", " ", value.strip().lower())
+    text = re.sub(f"[{re.escape(WORD_SPACES)}]", " ", value.strip().lower())
     words = text.split()
-    while len(words) > 1 and words[-1] in ("bound", "scaling", "limited"):
+    while len(words) > 1 and words[-1] in WORD_TRAILERS:
         words = words[:-1]
     return " ".join(words)
 
@@ -821,19 +878,56 @@ def _scalar(given):
     return given
 
 
+#: The words around a verdict, as ``str.format`` templates: the kernel's checker and the HTML book's in-page
+#: checker (which reads them from :func:`page_data`) build every message from these.
+MESSAGES = {
+    "line": "{mark} {key}: {message}",
+    "hint": "  Hint: {hint}",
+    "unanswered": "not answered yet: replace ... with your answer",
+    "text": "expected a number, got the text {given}. {how}",
+    "type": "expected a number, got {given}. {how}",
+    "finite": "expected a finite number, got {given}. {how}",
+    "wrong": "{message} {how}",
+    "not_list": "expected a list of {n} numbers. {how}",
+    "count": "expected {n} numbers, got {m}. {how}",
+    "entry_blank": "not answered yet: entry {i} is still ...",
+    "entry_text": "entry {i} should be a number, got {given}. {how}",
+    "entry": "entry {i}: {message}",
+    "entries_right": "all {n} entries are right",
+    "entries_wrong": "{right} of {n} right; {notes}",
+    "notes_joint": "; ",
+    "word_invalid": "{given} is not one of the choices. {how}",
+    "word_right": "{given} is right",
+    "word_wrong": "{given} is not right. {how}",
+    "not_words": "expected a list of {n} answers. {how}",
+    "words_count": "expected {n} answers, got {m}. {how}",
+    "item_blank": "not answered yet: item {i} is still ...",
+    "item_invalid": "item {i}: {given} is not one of the choices. {how}",
+    "items_right": "all {n} are right",
+    "items_wrong": "{right} of {n} right; look again at item {items}. {how}",
+    "items_joint": ", ",
+    "unreadable": "could not read that answer ({error})",
+    "unknown": "there is no exercise part called {given}{extra}",
+}
+
+
+def _say(name: str, **fields) -> str:
+    return MESSAGES[name].format(**fields)
+
+
 def _number_feedback(part: Part, given) -> Feedback:
     given = _scalar(given)
     how = _how_to_answer(part)
     if isinstance(given, str):
-        return Feedback(part.key, "invalid", f"expected a number, got the text {given!r}. {how}", part.hint)
+        return Feedback(part.key, "invalid", _say("text", given=repr(given), how=how), part.hint)
     if not _is_real(given):
-        return Feedback(part.key, "invalid", f"expected a number, got {type(given).__name__}. {how}", part.hint)
+        return Feedback(part.key, "invalid", _say("type", given=type(given).__name__, how=how), part.hint)
     if not math.isfinite(float(given)):
-        return Feedback(part.key, "invalid", f"expected a finite number, got {given}. {how}", part.hint)
+        return Feedback(part.key, "invalid", _say("finite", given=given, how=how), part.hint)
     ok, msg = _judge(part, 0, _seals(part)[0], given)
     if ok:
         return Feedback(part.key, "correct", msg)
-    return Feedback(part.key, "incorrect", f"{_end(msg)} {how}", part.hint)
+    return Feedback(part.key, "incorrect", _say("wrong", message=_end(msg), how=how), part.hint)
 
 
 def _numbers_feedback(part: Part, given) -> Feedback:
@@ -842,24 +936,24 @@ def _numbers_feedback(part: Part, given) -> Feedback:
     n = len(seals)
     how = _how_to_answer(part, n)
     if items is None:
-        return Feedback(part.key, "invalid", f"expected a list of {n} numbers. {how}", part.hint)
+        return Feedback(part.key, "invalid", _say("not_list", n=n, how=how), part.hint)
     if len(items) != n:
-        return Feedback(part.key, "invalid", f"expected {n} numbers, got {len(items)}. {how}", part.hint)
+        return Feedback(part.key, "invalid", _say("count", n=n, m=len(items), how=how), part.hint)
     notes = []
     for i, (g, seal) in enumerate(zip(items, seals)):
         g = _scalar(g)
         if g in UNANSWERED:
-            return Feedback(part.key, "unanswered", f"not answered yet: entry {i + 1} is still ...")
+            return Feedback(part.key, "unanswered", _say("entry_blank", i=i + 1))
         if not _is_real(g) or not math.isfinite(float(g)):
-            return Feedback(part.key, "invalid", f"entry {i + 1} should be a number, got {g!r}. {how}", part.hint)
+            return Feedback(part.key, "invalid", _say("entry_text", i=i + 1, given=repr(g), how=how), part.hint)
         ok, msg = _judge(part, i, seal, g)
         if not ok:
-            notes.append(f"entry {i + 1}: {msg}")
+            notes.append(_say("entry", i=i + 1, message=msg))
     if not notes:
-        return Feedback(part.key, "correct", f"all {n} entries are right")
+        return Feedback(part.key, "correct", _say("entries_right", n=n))
     right = n - len(notes)
-    return Feedback(part.key, "incorrect", _end(f"{right} of {n} right; " + "; ".join(notes)) + f" {how}",
-                    part.hint)
+    message = _end(_say("entries_wrong", right=right, n=n, notes=MESSAGES["notes_joint"].join(notes)))
+    return Feedback(part.key, "incorrect", _say("wrong", message=message, how=how), part.hint)
 
 
 def _canonical(part: Part, given) -> str | None:
@@ -876,10 +970,10 @@ def _choice_feedback(part: Part, given) -> Feedback:
     word = _canonical(part, given)
     if word is None:
         shown = repr(given) if isinstance(given, str) else type(given).__name__
-        return Feedback(part.key, "invalid", f"{shown} is not one of the choices. {how}", part.hint)
+        return Feedback(part.key, "invalid", _say("word_invalid", given=shown, how=how), part.hint)
     if _seals(part)[0].accepts(word):
-        return Feedback(part.key, "correct", f"{given!r} is right")
-    return Feedback(part.key, "incorrect", f"{given!r} is not right. {how}", part.hint)
+        return Feedback(part.key, "correct", _say("word_right", given=repr(given)))
+    return Feedback(part.key, "incorrect", _say("word_wrong", given=repr(given), how=how), part.hint)
 
 
 def _choices_feedback(part: Part, given) -> Feedback:
@@ -888,26 +982,22 @@ def _choices_feedback(part: Part, given) -> Feedback:
     n = len(seals)
     how = _how_to_answer(part)
     if items is None:
-        return Feedback(part.key, "invalid", f"expected a list of {n} answers. {how}", part.hint)
+        return Feedback(part.key, "invalid", _say("not_words", n=n, how=how), part.hint)
     if len(items) != n:
-        return Feedback(part.key, "invalid", f"expected {n} answers, got {len(items)}. {how}", part.hint)
+        return Feedback(part.key, "invalid", _say("words_count", n=n, m=len(items), how=how), part.hint)
     wrong = []
     for i, (g, seal) in enumerate(zip(items, seals), start=1):
         if g in UNANSWERED:
-            return Feedback(part.key, "unanswered", f"not answered yet: item {i} is still ...")
+            return Feedback(part.key, "unanswered", _say("item_blank", i=i))
         word = _canonical(part, g)
         if word is None:
-            return Feedback(part.key, "invalid", f"item {i}: {g!r} is not one of the choices. {how}", part.hint)
+            return Feedback(part.key, "invalid", _say("item_invalid", i=i, given=repr(g), how=how), part.hint)
         if not seal.accepts(word):
             wrong.append(str(i))
     if not wrong:
-        return Feedback(part.key, "correct", f"all {n} are right")
-    return Feedback(
-        part.key,
-        "incorrect",
-        f"{n - len(wrong)} of {n} right; look again at item {', '.join(wrong)}. {how}",
-        part.hint,
-    )
+        return Feedback(part.key, "correct", _say("items_right", n=n))
+    return Feedback(part.key, "incorrect", _say("items_wrong", right=n - len(wrong), n=n,
+                                                items=MESSAGES["items_joint"].join(wrong), how=how), part.hint)
 
 
 _DISPATCH = {
@@ -948,11 +1038,59 @@ def check(key, answer=None) -> Feedback:
     if not isinstance(key, str) or key not in _REGISTRY:
         near = [k for k in _REGISTRY if isinstance(key, str) and key and k.startswith(key)]
         extra = f"; parts of that exercise: {', '.join(near)}" if near else ""
-        return Feedback(str(key), "unknown", f"there is no exercise part called {key!r}{extra}")
+        return Feedback(str(key), "unknown", _say("unknown", given=repr(key), extra=extra))
     part = _REGISTRY[key]
     if answer is None or answer is Ellipsis:
-        return Feedback(key, "unanswered", "not answered yet: replace ... with your answer")
+        return Feedback(key, "unanswered", _say("unanswered"))
     try:
         return _DISPATCH[part.kind](part, answer)
     except Exception as exc:  # a reader's odd object must never produce a traceback
-        return Feedback(key, "invalid", f"could not read that answer ({type(exc).__name__})", part.hint)
+        return Feedback(key, "invalid", _say("unreadable", error=type(exc).__name__), part.hint)
+
+
+# --- the same checker in the HTML book -----------------------------------------------------------------
+
+
+def page_data(table: Mapping, keys: Sequence[str]) -> dict:
+    """What the HTML book's in-page checker needs to check the parts ``keys``, read from a sealed table (the
+    book's build seals every part once; the student edition's ``sealed.json`` is that table): no expected value,
+    only seals.
+
+    The page judges a number by running the entry's program (:func:`_program`, the steps the kernel's
+    :func:`_judge` runs) on its seal, and words by hashing the canonical choice; every message comes from
+    :data:`MESSAGES` and the programs' templates. Compact: text pieces are listed once (``strings``, a
+    template is a list of their indices, -1 standing for the answer as :func:`_fmt` prints it), identical
+    programs once (``programs``), and a seal as ``[salt, accept step (0: exact), accepted, sign, bands]``
+    (hashes concatenated in base64, as in ``sealed.json``).
+    """
+    items = {item["part"]["key"]: item for item in table["parts"]}
+    strings: dict[str, int] = {}
+    programs: dict[str, int] = {}
+
+    def piece(text) -> int:
+        return -1 if text is ANSWER else strings.setdefault(text, len(strings))
+
+    def program(part: Part, i: int) -> int:
+        steps = [[test, list(arg) if isinstance(arg, tuple) else arg, [piece(p) for p in template]]
+                 for test, arg, template in _program(part, i)]
+        return programs.setdefault(json.dumps(steps, separators=(",", ":")), len(programs))
+
+    parts = {}
+    for key in keys:
+        part = Part.from_metadata(items[key]["part"])
+        seals = [Seal.from_json(s) for s in items[key]["seals"]]
+        sealed = [s.to_json() for s in seals]
+        out: dict[str, Any] = {"kind": part.kind, "hint": part.hint,
+                               "how": _how_to_answer(part, len(seals) if part.kind == "numbers" else 1)}
+        if part.kind in ("number", "numbers"):
+            out["entries"] = [[s["salt"], 0 if seal.rule.kind == "exact" else seal.rule.accept_step(), s["accept"],
+                               s["sign"], s["bands"], program(part, i), int(part.unit_of(i).key == "%")]
+                              for i, (seal, s) in enumerate(zip(seals, sealed))]
+        else:
+            out["entries"] = [[s["salt"], s["accept"]] for s in sealed]
+            out["words"] = part.choice_map()
+            out["options"] = part.listed_choices()
+        parts[key] = out
+    return {"version": 1, "messages": MESSAGES, "marks": _MARKS, "bandSteps": list(BAND_STEPS),
+            "wordSpaces": WORD_SPACES, "wordTrailers": list(WORD_TRAILERS),
+            "strings": list(strings), "programs": [json.loads(p) for p in programs], "parts": parts}
