@@ -496,7 +496,7 @@ def test_unknown_key_suggests_the_parts():
 
 
 def test_html_rendering_escapes():
-    html = check("ex-3-1-3b", "<script>")._repr_html_()
+    html = check("ex-3-2-4c", "<script>")._repr_html_()
     assert "<script>" not in html and "&lt;script&gt;" in html
 
 
