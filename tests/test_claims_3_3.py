@@ -331,8 +331,8 @@ def test_the_bubble_scales_whole_slots_tensor_parallel_time_included():
     overheads are present (the issue's example: 1.3B on 8,192 GPUs, 0.275 against 0.325)."""
     for n in MODELS:
         sweep = _sweep(n)
-        for g, fits, tp, bubble, e in zip(sweep["n_gpus"], sweep["fits"], sweep["tp_fraction"],
-                                          sweep["bubble_fraction"], sweep["efficiency"]):
+        for fits, tp, bubble, e in zip(sweep["fits"], sweep["tp_fraction"], sweep["bubble_fraction"],
+                                       sweep["efficiency"]):
             if not fits:
                 continue
             assert e == pytest.approx(1 / ((1 + tp) * (1 + bubble)), rel=1e-12)
