@@ -811,7 +811,7 @@ def test_exercise_answers_are_what_the_solutions_say():
     assert [round(x, 1) for x in expected_answer("ex-3-2-2a")] == [70.0, 257.7]
     assert expected_answer("ex-3-2-2b") == [5, 5, 3, 2] and expected_answer("ex-3-2-2c") == [8, 8, 4, 2]
     assert expected_answer("ex-3-2-2d") == ["no", "no", "no", "yes"]
-    assert [round(t, 1) for t in expected_answer("ex-3-2-3a")] == [12.8, 86.7, 1040.0]
+    assert [round(t, 1) for t in expected_answer("ex-3-2-3a")] == [33.3, 226.7, 2720.0]
     assert round(expected_answer("ex-3-2-3b"), 1) == 81.6
     assert [round(e, 2) for e in expected_answer("ex-3-2-4a")] == [0.91, 0.47, 0.29]      # the worst case
     assert round(expected_answer("ex-3-2-4b"), 3) == 0.766 and expected_answer("ex-3-2-4c") == "tp8 pp2"

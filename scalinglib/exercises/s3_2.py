@@ -18,8 +18,8 @@ N_70B = 70e9
 KV_70B = dict(n_layers=80, n_kv_heads=8, head_dim=128)
 USERS, CONTEXT, LONG_CONTEXT = 96, 8192, 32768
 GPUS = ("A100 SXM 80GB", "H100 SXM 80GB", "H200 SXM 141GB", "MI300X")
-#: Exercise 3.2.3: the bf16 gradients of a 13B model, moved on an A100 server.
-GRADIENT_BYTES = 13e9 * 2
+#: Exercise 3.2.3: the bf16 gradients of a 34B model, moved on an A100 server.
+GRADIENT_BYTES = 34e9 * 2
 #: Exercise 3.2.4: hidden size 8192 on A100s.
 HIDDEN = 8192
 

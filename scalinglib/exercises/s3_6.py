@@ -142,7 +142,7 @@ register(
         kind="numbers",
         unit="unit steps",
         whole=True,
-        hint="Build both DAGs for 1,024 inputs and run sl.greedy_schedule(dag, 8) on each.",
+        hint="Build both DAGs for the exercise's inputs and run sl.greedy_schedule(dag, 8) on each.",
     ),
     Part(
         "ex-3-6-2d",
@@ -150,8 +150,8 @@ register(
         unit="processors",
         whole=True,
         rounding="a power of two from the sweep",
-        hint="For K = 1, 2, 4, ..., 1024 compare Hillis-Steele's upper bound W/K + D with Blelloch's lower bound "
-        "max(W/K, D), from (a) and (b); no schedule is needed.",
+        hint="For each K in the sweep, from 1 up to the number of elements, compare Hillis-Steele's upper bound "
+        "W/K + D with Blelloch's lower bound max(W/K, D), from (a) and (b); no schedule is needed.",
     ),
     Part(
         "ex-3-6-3a",
