@@ -349,7 +349,9 @@ def test_3_6_exercise_solutions():
     hs, bl = sl.hillis_steele_scan_dag(1024), sl.blelloch_scan_dag(1024)
     ratio = sl.greedy_schedule(hs, 8).makespan / sl.greedy_schedule(bl, 8).makespan
     assert 4.3 < ratio < 4.7                                          # about four and a half
-    assert ex6.scan_crossover() == 512
+    assert ex6.scan_crossover() == 512                                 # the greedy crossover, which 3.6.4 states
+    # (d) asks instead where Brent's bounds alone guarantee it: W_HS/K + D_HS < max(W_B/K, D_B)
+    assert ex6.scan_guaranteed_crossover() == 1024 and 9217 / 1024 + 10 < 20 < 9217 / 512 + 10
     assert ex6.microbatches_for_bubble(8, ex6.PIPE_C_BUBBLE) == 117 and 7 / 117 <= 0.06 < 7 / 116
     assert ex6.microbatches_for_bubble(16, ex6.Fraction(5, 12)) == 36 and 15 / 36 == 5 / 12   # (d): 3x the stages - 1
     stack = sl.layer_stack_dag(24, 16)
@@ -455,3 +457,15 @@ def test_3_6_exercise_solution_numbers():
     assert sl.depth(sl.hillis_steele_scan_dag(n)) == 10 and sl.depth(sl.blelloch_scan_dag(n)) == 20
     assert round(sl.parallelism(sl.reduction_tree_dag(4096))) == 341
     assert (12 + 6 - 1) * 3 == 51
+
+
+def test_3_6_layer_width_caps_only_the_coarse_model():
+    """3.6.6: the width cap belongs to the model's w coarse pieces; the matrix product of 3.6.5 has ~1e10."""
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "book" / "03-06-work-depth-and-parallelism.ipynb"
+    prose = "\n".join("".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]
+                      if c["cell_type"] == "markdown")
+    assert "stays below the width of one layer" not in prose and "No split removes the chain of layers" in prose
+    assert f"{sl.matmul_work(4096) / sl.matmul_depth(4096):.2e}" == "1.06e+10"

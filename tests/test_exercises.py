@@ -137,13 +137,14 @@ def test_the_precision_the_rule_promises_passes(key, i, e):
 SOLUTION_PRINTS = [
     ("ex-3-1-1b", 50), ("ex-3-1-1c", 91.3), ("ex-3-1-1c", 91), ("ex-3-1-1d", 3.67), ("ex-3-1-1e", 0.014),
     ("ex-3-1-3a", [10, 1.25]), ("ex-3-1-3c", [7.5, 0.94]), ("ex-3-1-3d", [1.25, 0.83]),
-    ("ex-3-2-1a", 208), ("ex-3-2-1b", 3), ("ex-3-2-1c", 53.7), ("ex-3-2-1d", 2), ("ex-3-2-3a", [4.2, 31.1, 280]),
-    ("ex-3-2-3b", 67), ("ex-3-2-4a", [0.913, 0.467, 0.291]), ("ex-3-2-4b", 0.766), ("ex-3-2-4b", 0.77),
-    ("ex-3-3-2a", 136), ("ex-3-3-2b", 0.0626), ("ex-3-3-2d", 0.117), ("ex-3-3-3a", 6.95), ("ex-3-3-3b", 126.95),
-    ("ex-3-3-3b", 127), ("ex-3-3-4a", 91), ("ex-3-3-4b", [1.125, 9, 0.778]), ("ex-3-3-4c", [0.656, 0.842]),
-    ("ex-3-3-4d", 8192),
+    ("ex-3-2-1a", 208), ("ex-3-2-1b", 3), ("ex-3-2-1c", 53.7), ("ex-3-2-1d", 2), ("ex-3-2-2a", [70, 257.7]), ("ex-3-2-2b", [5, 5, 3, 2]),
+    ("ex-3-2-2c", [8, 8, 4, 2]), ("ex-3-2-3a", [33.3, 226.7, 2720]), ("ex-3-2-3b", 81.6), ("ex-3-2-4a", [0.913, 0.467, 0.291]), ("ex-3-2-4b", 0.766), ("ex-3-2-4b", 0.77),
+    ("ex-3-3-1c", [0.667, 128]), ("ex-3-3-2a", 136), ("ex-3-3-2b", 0.0626), ("ex-3-3-2c", 221),
+    ("ex-3-3-2d", [29.6, 0.134]), ("ex-3-3-3a", 6.95), ("ex-3-3-3b", 126.95),
+    ("ex-3-3-3b", 127), ("ex-3-3-4a", 91), ("ex-3-3-4b", [1.125, 9, 0.778]), ("ex-3-3-4c", [0.632, 0.838]),
+    ("ex-3-3-4d", 15616),
     ("ex-3-4-1a", 60), ("ex-3-4-1b", 8), ("ex-3-4-1c", 300), ("ex-3-4-2a", 0.100), ("ex-3-4-2b", 0.461),
-    ("ex-3-4-2c", 0.632), ("ex-3-4-2d", 9.97), ("ex-3-4-2e", 0.220), ("ex-3-4-3a", 0.554), ("ex-3-4-3b", 0.0488),
+    ("ex-3-4-2c", 0.632), ("ex-3-4-2d", 0.0821), ("ex-3-4-2e", 0.220), ("ex-3-4-3a", 0.554), ("ex-3-4-3b", 0.0488),
     ("ex-3-4-3c", 0.0159), ("ex-3-4-3d", 2.51e-4), ("ex-3-4-3e", 1.30), ("ex-3-4-4a", 1.306), ("ex-3-4-4b", 0.804),
     ("ex-3-4-4c", 1.172), ("ex-3-4-4d", [334, 309]),
     ("ex-3-4-5a", [123, 2340]), ("ex-3-4-5b", 19.0), ("ex-3-4-5c", 104), ("ex-3-4-5d", 20.5),
@@ -473,7 +474,7 @@ def test_words_are_normalised():
     assert check("ex-3-8-2b", "Rabenseifner's algorithm").correct
     assert check("ex-3-8-2b", "recursive doubling").status == "incorrect"     # a word it knows, not the answer
     assert check("ex-3-2-4c", "TP8+PP2").correct and check("ex-3-2-4c", "tp8_pp2").correct
-    assert check("ex-3-2-2c", [False, False, True, True]).correct
+    assert check("ex-3-2-2d", [False, False, False, True]).correct
     fb = check("ex-3-3-1a", ["strong", "weak", "medium", "weak"])
     assert fb.status == "invalid" and "medium" in fb.text() and "'strong' or 'weak'" in fb.text()
 
@@ -495,7 +496,7 @@ def test_unknown_key_suggests_the_parts():
 
 
 def test_html_rendering_escapes():
-    html = check("ex-3-1-3b", "<script>")._repr_html_()
+    html = check("ex-3-2-4c", "<script>")._repr_html_()
     assert "<script>" not in html and "&lt;script&gt;" in html
 
 

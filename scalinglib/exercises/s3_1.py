@@ -28,6 +28,7 @@ def first_drop_below(f, threshold=0.5, ks=K_SWEEP):
 #: The timings of exercise 3.1.3, in seconds: the spilling one-machine run, eight machines, and the
 #: honest one-machine run on a machine whose memory holds everything.
 T1_SPILLING, T8, T1_HONEST = 600.0, 60.0, 450.0
+T1_HALF = 225.0          # exercise 3.1.3 (b): one machine, half the data, a working set that fits
 #: In the exercise's spill model the working set is twice one worker's fast memory.
 SPILL_RATIO = 2
 
@@ -127,12 +128,10 @@ register(
     ),
     Part(
         "ex-3-1-3b",
-        lambda: "memory",
-        kind="choice",
-        choices={"memory": ("memory capacity", "RAM", "spilling"),
-                 "less work": ("algorithm", "less total work", "search"), "noise": ("measurement noise",)},
-        hint="An efficiency above 1 says the one-machine run paid a penalty the eight-machine run did not. Which "
-        "of the three could do that, and which could only make eight machines slower or the timings scatter?",
+        lambda: T1_SPILLING / (2 * T1_HALF),
+        unit="factor",
+        hint="Twice the half run is what the full data would take at the half run's rate; divide the full run's "
+        "600 s by it. A factor above 1 means each unit of data got dearer when the working set grew.",
     ),
     Part(
         "ex-3-1-3c",

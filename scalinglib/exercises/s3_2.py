@@ -12,11 +12,14 @@ from .core import Part, register
 N_13B = 13e9
 KV_SHAPE = dict(n_layers=40, n_kv_heads=40, head_dim=128)
 KV_TOKENS = 16 * 4096
-#: Exercise 3.2.2: a 405B model on the catalog's GPUs.
-N_405B = 405e9
+#: Exercise 3.2.2: a 70B model with fp8 weights (1 byte per parameter) and the KV shape of Llama 3 70B (80 layers,
+#: 8 KV heads of width 128, bf16 cache), serving 96 users of 8,192 tokens, then of 32,768, on the catalog's GPUs.
+N_70B = 70e9
+KV_70B = dict(n_layers=80, n_kv_heads=8, head_dim=128)
+USERS, CONTEXT, LONG_CONTEXT = 96, 8192, 32768
 GPUS = ("A100 SXM 80GB", "H100 SXM 80GB", "H200 SXM 141GB", "MI300X")
-#: Exercise 3.2.3: the bf16 gradients of a 7B model.
-GRADIENT_BYTES = 7e9 * 2
+#: Exercise 3.2.3: the bf16 gradients of a 34B model, moved on an A100 server.
+GRADIENT_BYTES = 34e9 * 2
 #: Exercise 3.2.4: hidden size 8192 on A100s.
 HIDDEN = 8192
 
@@ -33,10 +36,30 @@ def serving_devices_13b():
     return devices_to_hold(N_13B, "infer_fp16", _mem("H100"), extra_bytes=kv_13b_bytes())
 
 
+def _serving_70b(context=CONTEXT):
+    """Exercise 3.2.2: bytes of the fp8 weights and of the bf16 cache of USERS users of ``context`` tokens."""
+    return N_70B * 1.0, kv_cache_bytes(USERS * context, **KV_70B)
+
+
+def _serving_devices_70b():
+    weights, cache = _serving_70b()
+    return [devices_to_hold(N_70B, "infer_int8", _mem(g), extra_bytes=cache) for g in GPUS]
+
+
+def _head_split_70b():
+    """Exercise 3.2.2 (c): the smallest t that divides the 8 KV heads and is at least the device count of (b)."""
+    return [min(t for t in (1, 2, 4, 8) if t >= n) for n in _serving_devices_70b()]
+
+
+def _one_server_long_70b():
+    weights, cache = _serving_70b(LONG_CONTEXT)
+    return ["yes" if devices_to_hold(N_70B, "infer_int8", _mem(g), extra_bytes=cache) <= 8 else "no" for g in GPUS]
+
+
 def transfer_times_ms():
-    """Milliseconds to move the gradients once over H100 HBM, NVLink 4 and one InfiniBand NDR port."""
-    h100 = get_accelerator("H100")
-    rates = (h100.memory_bandwidth, h100.link_bandwidth, LINKS["InfiniBand NDR"].bandwidth)
+    """Milliseconds to move the gradients once over A100 HBM, NVLink 3 and one InfiniBand HDR port."""
+    a100 = get_accelerator("A100")
+    rates = (a100.memory_bandwidth, a100.link_bandwidth, LINKS["InfiniBand HDR"].bandwidth)
     return [1e3 * GRADIENT_BYTES / r for r in rates]
 
 
@@ -58,9 +81,10 @@ def tp16_ring_efficiency():
 
 
 def tp8_pp2_efficiency(microbatches=8):
-    """8-way TP on NVLink in each of two servers, joined as a 2-stage pipeline with m micro-batches."""
+    """8-way TP on NVLink in each of two servers, joined as a 2-stage pipeline with m micro-batches. The bubble
+    idles whole slots, tensor-parallel time included: E = 1/((1 + rho_TP)(1 + rho_PP)) (Section 3.3.7)."""
     rho = tensor_parallel_comm_fraction(8, HIDDEN, A100_ACHIEVED_FLOPS, get_accelerator("A100").link_bandwidth)
-    return scaling_efficiency(rho + pipeline_bubble_fraction(2, microbatches))
+    return scaling_efficiency((1 + rho) * (1 + pipeline_bubble_fraction(2, microbatches)) - 1)
 
 
 register(
@@ -95,36 +119,44 @@ register(
     ),
     Part(
         "ex-3-2-2a",
-        lambda: [devices_to_hold(N_405B, "train_mixed_adam", _mem(g)) for g in GPUS],
+        lambda: [b / 1e9 for b in _serving_70b()],
         kind="numbers",
-        unit="GPUs",
-        whole=True,
-        rounding="up",
-        hint="16 bytes per parameter over 90% of each GPU's memory, rounded up; A100, H100, H200, MI300X in order.",
+        unit="GB",
+        hint="Weights: 1 byte per parameter in fp8. Cache: 2 (a key and a value) x layers x KV heads x head width x "
+        "2 bytes, per token, times 96 users x 8,192 tokens. Both in GB of 1e9 bytes.",
     ),
     Part(
         "ex-3-2-2b",
-        lambda: [devices_to_hold(N_405B, "infer_fp16", _mem(g)) for g in GPUS],
+        _serving_devices_70b,
         kind="numbers",
         unit="GPUs",
         whole=True,
         rounding="up",
-        hint="2 bytes per parameter this time, the same four GPUs in the same order.",
+        hint="Weights plus cache over 90% of each GPU's memory, rounded up; A100, H100, H200, MI300X in order.",
     ),
     Part(
         "ex-3-2-2c",
-        lambda: ["yes" if devices_to_hold(N_405B, "infer_fp16", _mem(g)) <= 8 else "no" for g in GPUS],
+        _head_split_70b,
+        kind="numbers",
+        unit="GPUs",
+        whole=True,
+        rounding="up to a divisor of the 8 key-value heads",
+        hint="Round each count of (b) up to the next of 1, 2, 4 and 8, the numbers that divide 8 heads evenly.",
+    ),
+    Part(
+        "ex-3-2-2d",
+        _one_server_long_70b,
         kind="choices",
         choices=("yes", "no"),
-        hint="Compare each serving count of (b) with the 8 GPUs of one server.",
+        hint="Redo (a) and (b) with 32,768 tokens per user, and compare each count with the 8 GPUs of one server.",
     ),
     Part(
         "ex-3-2-3a",
         transfer_times_ms,
         kind="numbers",
         unit="ms",
-        hint="Time = bytes / (bytes per second). The catalog gives 3.35e12, 450e9 (NVLink, one direction) and 50e9 "
-        "bytes/s; answer in ms.",
+        hint="Time = bytes / (bytes per second). For the A100 the catalog gives 2.039e12 (HBM), 300e9 (NVLink 3, "
+        "one direction) and 25e9 (one HDR port) bytes/s; answer in ms.",
     ),
     Part(
         "ex-3-2-3b",

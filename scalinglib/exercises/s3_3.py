@@ -1,5 +1,5 @@
-"""Exercises of Section 3.3: classifying scaling studies, the best worker count, iso-efficiency, the DP cap
-and the pipeline bubble."""
+"""Exercises of Section 3.3: classifying scaling studies, the best worker count (tree and ring), iso-efficiency,
+the DP cap and the pipeline bubble."""
 
 from __future__ import annotations
 
@@ -7,27 +7,39 @@ import numpy as np
 
 from ..batchsize import data_parallel_cap, examples_to_target, steps_to_target
 from ..layout import layout_sweep, parallel_layout, pipeline_bubble_fraction, scaling_efficiency
-from ..scaling import best_worker_count, isoefficiency_work, strong_model_efficiency, strong_time, weak_model_efficiency
+from ..scaling import best_worker_count, isoefficiency_work, strong_time, weak_model_efficiency
 from .core import Part, register
 
-S_VALUES = (0.01, 0.05, 0.10)
-C_VALUES = (0.005, 0.02)
 S0, C0 = 0.05, 0.01          # exercise 3.3.3, and the section's running example
 F2, C2 = 0.02, 0.005         # exercise 3.3.2 (a), (b), (d): a case the text does not work out
+START_UP = 1e-5              # exercise 3.3.2 (c), (d): one start-up of the ring's 2(K - 1) steps, in units of T(1)
 B_OVER = 8.0                 # exercise 3.3.4 (b): the batch, in units of the critical batch
+TRIALS, TRIAL_GPUS = 256, 192   # exercise 3.3.1 (e): one-hour models of the search, and the GPUs that run them
 
 
-def optimal_k_table():
-    """Best whole K for every (f, c) pair of exercise 3.3.2, rows by f and columns by c, flattened."""
-    return [best_worker_count(s, c) for s in S_VALUES for c in C_VALUES]
+def _ring_with_start_ups():
+    """Exercise 3.3.2 (c), (d): the whole K that minimises f + (1-f)/K + c (K-1)/K + 2 (K-1) a, by brute force, with
+    its time (in units of T(1))."""
+    ks = np.arange(1, 5001)
+    t = F2 + (1 - F2) / ks + C2 * (ks - 1) / ks + 2 * (ks - 1) * START_UP
+    i = int(np.argmin(t))
+    return int(ks[i]), float(t[i])
+
+
+def _search_waves():
+    """Exercise 3.3.1 (e): efficiency of TRIALS one-hour trials on TRIAL_GPUS GPUs, run in waves, and the fewest GPUs
+    that need no more waves."""
+    waves = -(-TRIALS // TRIAL_GPUS)
+    return [TRIALS / (TRIAL_GPUS * waves), -(-TRIALS // waves)]
 
 
 def _interleaving_4096():
     """Exercise 3.3.4(c): the 13B model on 4,096 GPUs with m = 8 (DP 128 x TP 8 x PP 4), plain and interleaved."""
     lay = parallel_layout(4096, 13e9, 4e6, 4e6, microbatches_per_stage=8)
     chunks = lay.layers // lay.pp
-    return [scaling_efficiency(lay.tp_fraction + pipeline_bubble_fraction(lay.pp, lay.microbatches, chunks=v))
-            for v in (1, chunks)]
+    # the bubble idles for whole slots, tensor-parallel time included: E = 1/((1 + rho_TP)(1 + rho_PP))
+    return [scaling_efficiency((1 + lay.tp_fraction) * (1 + pipeline_bubble_fraction(lay.pp, lay.microbatches, chunks=v))
+                               - 1) for v in (1, chunks)]
 
 
 def _past_the_critical_batch():
@@ -38,12 +50,11 @@ def _past_the_critical_batch():
 
 
 def _dp_zone_175b():
-    """Exercise 3.3.4(d): the largest cluster (a power of two) in which every GPU past the 175B model's minimum is
-    a data-parallel replica, with a critical batch (and largest batch) of 16,000,000 tokens."""
-    sizes = 2 ** np.arange(3, 15)
-    sweep = layout_sweep(sizes, 175e9, 16e6, 16e6)
-    zone = sweep["fits"] & (sweep["dp"] * sweep["min_gpus"] == sizes)
-    return int(sizes[zone].max())
+    """Exercise 3.3.4(d): the GPUs of the 175B model's data-parallel zone when the cap is rounded down to whole
+    replicas (not to a power of two), with a critical batch (and largest batch) of 16,000,000 tokens."""
+    sweep = layout_sweep([64], 175e9, 16e6, 16e6)       # m and one replica's GPUs do not depend on the cluster
+    m, per_replica = int(sweep["microbatches"][0]), int(sweep["min_gpus"][0])
+    return data_parallel_cap(16e6, micro_batch=1, grad_accum=m, seq_len=2048) * per_replica
 
 
 def _k2_efficiency():
@@ -60,11 +71,21 @@ register(
     ),
     Part(
         "ex-3-3-1b",
-        lambda: ["falls", "high", "high", "high"],
+        lambda: ["falls", "high", "high", "falls"],
         kind="choices",
         choices={"high": ("stays high", "remains high"), "falls": ("fall", "falling", "drops")},
-        hint="For each scenario, ask two things: what does not shrink as workers are added (start-up, serial work, "
-        "communication), and does each worker's share of the work stay large over the range the scenario gives?",
+        hint="For each scenario, ask two things: does some worker sit idle, or wait on communication, at the larger "
+        "counts; and does each worker's work, not just its share of the data, stay the same as the job grows?",
+    ),
+    Part(
+        "ex-3-3-1c",
+        _search_waves,
+        kind="numbers",
+        unit=("efficiency", "GPUs"),
+        whole=(False, True),
+        rounding="the fewest GPUs that need no more one-hour waves",
+        hint="Count the one-hour waves: each GPU trains one model at a time, so K GPUs need ceil(256 / K) waves. "
+        "Efficiency is T(1) / (K T(K)) with T(1) = 256 hours.",
     ),
     Part(
         "ex-3-3-2a",
@@ -82,18 +103,19 @@ register(
     ),
     Part(
         "ex-3-3-2c",
-        optimal_k_table,
-        kind="numbers",
+        lambda: _ring_with_start_ups()[0],
         unit="workers",
         whole=True,
         rounding="compare the whole K on either side of the real optimum",
-        hint="Six whole numbers, in the order (f, c) = (0.01, 0.005), (0.01, 0.02), (0.05, 0.005), ..., (0.10, 0.02).",
+        hint="Differentiate (1 - f)/K - c/K + 2 K 1e-5 (the constant terms drop out), set it to zero, then compare "
+        "the two whole K around the root.",
     ),
     Part(
         "ex-3-3-2d",
-        lambda: strong_model_efficiency(best_worker_count(F2, C2), F2, C2),
-        unit="efficiency",
-        hint="Efficiency is T(1) / (K T(K)), at the best K of part (a).",
+        lambda: (lambda k, t: [1 / t, 1 / (k * t)])(*_ring_with_start_ups()),
+        kind="numbers",
+        unit=("speedup", "efficiency"),
+        hint="Evaluate the ring's T(K) at the K of part (c); the speedup is 1/T(K) and the efficiency 1/(K T(K)).",
     ),
     Part(
         "ex-3-3-3a",
@@ -133,16 +155,16 @@ register(
         lambda: _interleaving_4096(),
         kind="numbers",
         unit="efficiency",
-        hint="Add the bubble (p - 1)/(v m) to the tensor-parallel fraction, with v = 1 and then with v = layers per "
-        "stage, and use E = 1/(1 + rho).",
+        hint="The bubble (p - 1)/(v m) idles whole slots, tensor-parallel time included: E = 1/((1 + rho_TP)(1 + "
+        "bubble)), with v = 1 and then with v = layers per stage.",
     ),
     Part(
         "ex-3-3-4d",
         _dp_zone_175b,
         unit="GPUs",
         whole=True,
-        rounding="the policy rounds the cap down to a power of two",
-        hint="Find m from the stages the model needs to fit, then the tokens one replica adds per step, the cap as the "
-        "policy rounds it, and the GPUs of that many replicas.",
+        rounding="the cap is rounded down to whole replicas",
+        hint="Find m from the stages the model needs to fit, then the tokens one replica adds per step, the cap in "
+        "whole replicas, and the GPUs of that many replicas.",
     ),
 )

@@ -82,10 +82,12 @@ register(
     ),
     Part(
         "ex-3-4-2d",
-        lambda: mm1_response_percentile(0.999, 0.8 * MU, MU) / mm1_response_percentile(0.5, 0.8 * MU, MU),
-        unit="factor",
-        hint="Every M/M/1 quantile is -ln(1 - q) / (mu - lambda): divide the p99.9 by the median, "
-        "and the rate mu - lambda cancels.",
+        lambda: math.exp(-(MU - 0.8 * MU) * 0.250),
+        unit="fraction",
+        share=True,
+        complement="the share of requests within 250 ms",
+        hint="The M/M/1 response time is exponential with rate mu - lambda, so Pr[T > t] = exp(-(mu - lambda) t); "
+        "this is the quantile formula turned round.",
     ),
     Part(
         "ex-3-4-2e",

@@ -50,6 +50,16 @@ def scan_crossover():
     raise RuntimeError("no crossover in the sweep")
 
 
+def scan_guaranteed_crossover():
+    """Exercise 3.6.2 (d): smallest processor count in 1, 2, 4, ... at which Brent's bounds alone guarantee that
+    Hillis-Steele finishes first: its upper bound W/K + D below Blelloch's lower bound max(W/K, D)."""
+    hs, bl = _dag("hs", N_SCAN), _dag("blelloch", N_SCAN)
+    for p in SCAN_PROCESSORS:
+        if brent_bounds(work(hs), depth(hs), p)[1] < brent_bounds(work(bl), depth(bl), p)[0]:
+            return p
+    raise RuntimeError("no guaranteed crossover in the sweep")
+
+
 def microbatches_for_bubble(stages, bubble):
     """Smallest whole m with (p - 1)/m <= bubble, in exact arithmetic."""
     return math.ceil(Fraction(stages - 1) / Fraction(bubble))
@@ -132,15 +142,16 @@ register(
         kind="numbers",
         unit="unit steps",
         whole=True,
-        hint="Build both DAGs for 1,024 inputs and run sl.greedy_schedule(dag, 8) on each.",
+        hint="Build both DAGs for the exercise's inputs and run sl.greedy_schedule(dag, 8) on each.",
     ),
     Part(
         "ex-3-6-2d",
-        scan_crossover,
+        scan_guaranteed_crossover,
         unit="processors",
         whole=True,
         rounding="a power of two from the sweep",
-        hint="Repeat (c) for K = 1, 2, 4, ..., 1024 and find the first K where Hillis-Steele finishes first.",
+        hint="For each K in the sweep, from 1 up to the number of elements, compare Hillis-Steele's upper bound "
+        "W/K + D with Blelloch's lower bound max(W/K, D), from (a) and (b); no schedule is needed.",
     ),
     Part(
         "ex-3-6-3a",
