@@ -521,9 +521,9 @@ def max_decode_batch(n_params, context_tokens, device="A100 SXM 80GB", bytes_per
     return int(free // per_sequence)
 
 
-@public(allow_nan=("batch_tokens", "efficiency", "cost_factor", "time_factor", "rho_dp"))   # NaN: does not fit
+@public(allow_nan=("batch_tokens", "efficiency", "cost_factor", "time_factor", "rho_dp", "rho_tp", "rho_pp"))   # NaN: does not fit
 def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=False, exposed_allreduce=False,
-                        **layout_kwargs):
+                        search=False, **layout_kwargs):
     r"""GPU-time and wall time to reach a target loss as a cluster grows: the critical-batch wall in money.
 
     The cluster is laid out by :func:`scalinglib.layout.layout_sweep`, which
@@ -566,16 +566,28 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
     exposed_allreduce : bool, optional
         Add :math:`\rho_\text{DP}` to each layout's overheads (default False:
         the all-reduce is taken to hide, as in Section 3.3.7).
+    search : bool, optional
+        Lay each cluster out with :func:`scalinglib.layout_search.search_layout`
+        instead of the fixed policy (default False). The search minimises the
+        time to the target, :math:`(1 + B_\text{g}/B_\text{crit})` times the
+        step time per token, over every layout on at most ``n_gpus`` GPUs: the
+        batch may not pass :math:`B_\text{crit}` when it splits the model, and
+        may when it grows the batch. All three overheads are counted (so
+        ``exposed_allreduce`` is ignored), and the GPU-time is that of the GPUs
+        the layout uses.
     **layout_kwargs
         Passed to :func:`scalinglib.layout.parallel_layout` (sequence length,
-        micro-batches, device memory, ...).
+        micro-batches, device memory, ...), or with ``search`` to
+        :func:`scalinglib.layout_search.search_layout` (network, memory, ...).
 
     Returns
     -------
     dict of str to numpy.ndarray
         ``n_gpus``, ``fits``, ``batch_tokens``, ``efficiency``, ``rho_dp``
-        (zeros unless ``exposed_allreduce``), ``cost_factor`` and
-        ``time_factor`` (NaN where the model does not fit).
+        (zeros unless ``exposed_allreduce`` or ``search``), ``cost_factor`` and
+        ``time_factor`` (NaN where the model does not fit). With ``search``
+        also ``gpus_used``, ``tp``, ``pp``, ``dp``, ``micro_batch``,
+        ``microbatches``, ``chunks``, ``rho_tp`` and ``rho_pp``.
 
     Raises
     ------
@@ -597,12 +609,21 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
     >>> out = critical_batch_cost([1024, 2048], 13e9, 4e6, exposed_allreduce=True)
     >>> out["rho_dp"].round(3).tolist(), out["efficiency"].round(3).tolist()
     ([0.079, 0.324], [0.875, 0.678])
+
+    Searched layouts instead:
+
+    >>> out = critical_batch_cost([1024, 2048], 13e9, 4e6, search=True)
+    >>> out["tp"].tolist(), out["efficiency"].round(3).tolist(), out["cost_factor"].round(2).tolist()
+    ([8, 8], [0.869, 0.869], [1.38, 1.6])
     """
     check_flag("grow_batch", grow_batch)
     check_flag("exposed_allreduce", exposed_allreduce)
+    check_flag("search", search)
     n_params = check_scalar("n_params", n_params)
     crit = single(check_positive, "critical_batch_tokens", critical_batch_tokens)
     sizes = check_whole("n_gpus", n_gpus)
+    if search:
+        return _searched_batch_cost(sizes, n_params, crit, grow_batch, layout_kwargs)
     # growing the batch: a limit so high that data parallelism can take every GPU (a billion tokens per GPU)
     limit = 1e9 * float(np.max(sizes)) if grow_batch else crit
     sweep = layout_sweep(n_gpus, n_params, limit, limit, **layout_kwargs)
@@ -628,6 +649,43 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
         "cost_factor": cost,
         "time_factor": cost / sweep["n_gpus"],
     }
+
+
+def _searched_batch_cost(sizes, n_params, crit, grow_batch, layout_kwargs):
+    """critical_batch_cost with every cluster laid out by the search."""
+    from .layout_search import search_layout
+
+    sizes = np.asarray(sizes, dtype=float).ravel()
+    if sizes.size == 0:
+        raise ValueError("n_gpus must list at least one cluster size")
+    fields = ("gpus_used", "tp", "pp", "dp", "micro_batch", "microbatches", "chunks")
+    out = {name: [] for name in ("fits", "batch_tokens", "efficiency", "rho_tp", "rho_pp", "rho_dp", "cost_factor",
+                                 "time_factor") + fields}
+    limit = crit * 1e3 if grow_batch else crit
+    for k in sizes:
+        try:
+            best = search_layout(int(k), n_params, limit, critical_batch_tokens=crit, **layout_kwargs).best
+        except ValueError as err:
+            if "n_gpus =" not in str(err):
+                raise
+            best = None
+        out["fits"].append(best is not None)
+        nan = float("nan")
+        if best is None:
+            for name in out:
+                if name != "fits":
+                    out[name].append(0 if name in fields else nan)
+            continue
+        cost = (1.0 + best.batch_tokens / crit) / best.efficiency
+        values = dict(batch_tokens=best.batch_tokens, efficiency=best.efficiency, rho_tp=best.rho_tp,
+                      rho_pp=best.rho_pp, rho_dp=best.rho_dp, cost_factor=cost, time_factor=cost / best.n_gpus,
+                      gpus_used=best.n_gpus, tp=best.tp, pp=best.pp, dp=best.dp, micro_batch=best.micro_batch,
+                      microbatches=best.microbatches, chunks=best.chunks)
+        for name, value in values.items():
+            out[name].append(value)
+    result = {"n_gpus": sizes.astype(int)}
+    result.update({name: np.array(values) for name, values in out.items()})
+    return result
 
 
 @public(allow_nan=True)   # NaN: the layout does not fit
