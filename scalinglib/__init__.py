@@ -90,7 +90,14 @@ from .layout import (
     scaling_efficiency,
     tensor_parallel_comm_fraction,
 )
-from .layout_search import LayoutOption, LayoutSearch, activation_bytes_per_layer, evaluate_layout, search_layout
+from .layout_search import (
+    A100_NETWORKS,
+    LayoutOption,
+    LayoutSearch,
+    activation_bytes_per_layer,
+    evaluate_layout,
+    search_layout,
+)
 from .memory import BYTES_PER_PARAM, devices_to_hold, kv_cache_bytes, model_bytes
 from .metrics import efficiency, speedup, weak_efficiency
 from .placement import step_traffic, tensor_parallel_ring_fraction
@@ -222,6 +229,7 @@ __all__ = [
     "parallel_layout",
     "layout_sweep",
     # the layout search (3.9)
+    "A100_NETWORKS",
     "LayoutOption",
     "LayoutSearch",
     "evaluate_layout",

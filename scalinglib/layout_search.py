@@ -466,7 +466,7 @@ def _why(c, best: LayoutOption, cap: float, crit) -> tuple[tuple, str]:
     if p == c["layers"]:
         found.append("layers")
         words.append("every pipeline stage already holds a single layer")
-    largest = max((best.rho_tp, "tensor-parallel traffic"), (best.rho_pp, "the pipeline (its bubble and stage-to-stage sends)"),
+    largest = max((best.rho_tp, "tensor-parallel traffic"), (best.rho_pp, "the pipeline's bubble and stage-to-stage sends"),
                   (best.rho_dp, "the exposed gradient all-reduce"))
     tail = (f"; its largest overhead is {largest[1]} (rho = {largest[0]:.3f})" if largest[0] > 0
             else "; it has no overhead left")
