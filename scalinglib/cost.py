@@ -395,7 +395,7 @@ def devices_for_demand(demand_tokens_per_second, tokens_per_second_per_device, t
 
 @public(allow_nan=True)   # NaN: the batch does not fit in memory
 def device_decode_rate(batch, n_params, context_tokens, device="A100 SXM 80GB", precision="bf16",
-                       bytes_per_value=2.0, aspect_ratio=128.0):
+                       bytes_per_value=2.0, aspect_ratio=128.0, kv_width=None):
     r"""Tokens/s of one device generating text for a batch of sequences, in a roofline estimate.
 
     One decode step produces one token for each of the b sequences. It must
@@ -434,6 +434,10 @@ def device_decode_rate(batch, n_params, context_tokens, device="A100 SXM 80GB", 
         Bytes per weight and per cache entry :math:`b_\text{p}` (default 2).
     aspect_ratio : float, optional
         :math:`h/\ell` of the assumed shape (default 128).
+    kv_width : float, optional
+        Width of one layer's keys (and of its values), > 0: :math:`n_\text{kv} d_\text{head}`.
+        Default h, full multi-head attention; grouped-query attention with 8 key-value
+        heads of 128 has 1,024, and its cache is :math:`2 \ell\, n_\text{kv} d_\text{head} L b_\text{p}`.
 
     Returns
     -------
@@ -448,31 +452,36 @@ def device_decode_rate(batch, n_params, context_tokens, device="A100 SXM 80GB", 
     140
     >>> round(device_decode_rate(64, 7e9, 1024))
     2594
+    >>> round(device_decode_rate(64, 7e9, 1024, kv_width=1024))   # grouped-query attention, 8 heads of 128
+    5716
     """
     b = check_whole("batch", batch)
     n = check_positive("n_params", n_params)
     t = check_nonnegative("context_tokens", context_tokens)
     beta = check_positive("bytes_per_value", bytes_per_value)
     a = check_positive("aspect_ratio", aspect_ratio)
+    w = None if kv_width is None else single(check_positive, "kv_width", kv_width)
     with renamed(name="device"):
         chip = get_accelerator(device)
     peak = chip.peak(precision)
     bb, nb, tb, betab, ab = check_broadcast(batch=b, n_params=n, context_tokens=t, bytes_per_value=beta,
                                             aspect_ratio=a)
-    cache = _cache_bytes_per_sequence(nb, tb, betab, ab)
+    cache = _cache_bytes_per_sequence(nb, tb, betab, ab, w)
     rate = np.asarray(decode_tokens_per_second(bb, nb, peak, chip.memory_bandwidth, betab, cache), dtype=float)
     rate = np.where(nb * betab + bb * cache <= chip.memory_bytes, rate, np.nan)
     return scalar_or_array(rate, b, n, t, beta, a)
 
 
-def _cache_bytes_per_sequence(n_params, context_tokens, bytes_per_value, aspect_ratio):
-    """Key-value cache of one sequence: keys and values, ell layers of width h, for every token of context."""
+def _cache_bytes_per_sequence(n_params, context_tokens, bytes_per_value, aspect_ratio, kv_width=None):
+    """Key-value cache of one sequence: keys and values, ell layers of width h (or kv_width), every token."""
     h = hidden_size_for(n_params, aspect_ratio)
-    return 2.0 * (h / aspect_ratio) * h * context_tokens * bytes_per_value
+    width = h if kv_width is None else kv_width
+    return 2.0 * (h / aspect_ratio) * width * context_tokens * bytes_per_value
 
 
 @public
-def max_decode_batch(n_params, context_tokens, device="A100 SXM 80GB", bytes_per_value=2.0, aspect_ratio=128.0):
+def max_decode_batch(n_params, context_tokens, device="A100 SXM 80GB", bytes_per_value=2.0, aspect_ratio=128.0,
+                     kv_width=None):
     r"""The most sequences whose caches fit in a device's memory beside the weights.
 
     .. math:: b_\max = \left\lfloor \frac{M - N b_\text{p}}{2 \ell h L b_\text{p}} \right\rfloor
@@ -486,7 +495,7 @@ def max_decode_batch(n_params, context_tokens, device="A100 SXM 80GB", bytes_per
         Parameters N, > 0 (one number).
     context_tokens : float
         Tokens L in each sequence's cache, > 0 (one number).
-    device, bytes_per_value, aspect_ratio : optional
+    device, bytes_per_value, aspect_ratio, kv_width : optional
         As in :func:`device_decode_rate` (one number each).
 
     Returns
@@ -505,16 +514,19 @@ def max_decode_batch(n_params, context_tokens, device="A100 SXM 80GB", bytes_per
     --------
     >>> max_decode_batch(7e9, 1024)
     116
+    >>> max_decode_batch(7e9, 1024, kv_width=1024)   # grouped-query attention: a quarter of the cache
+    478
     """
     n = single(check_positive, "n_params", n_params)
     t = single(check_positive, "context_tokens", context_tokens)
     beta = single(check_positive, "bytes_per_value", bytes_per_value)
     a = single(check_positive, "aspect_ratio", aspect_ratio)
+    w = None if kv_width is None else single(check_positive, "kv_width", kv_width)
     with renamed(name="device"):
         free = get_accelerator(device).memory_bytes - n * beta
     if free <= 0:
         return 0
-    per_sequence = float(_cache_bytes_per_sequence(n, t, beta, a))
+    per_sequence = float(_cache_bytes_per_sequence(n, t, beta, a, w))
     if not per_sequence > 0 or not free / per_sequence < 2**53:
         raise ValueError(f"n_params, context_tokens and bytes_per_value give a cache of {per_sequence:g} bytes per sequence: "
                          "the batch that fits would be unbounded (beyond 2**53)")

@@ -143,7 +143,7 @@ class LayoutSearch(NamedTuple):
     binding: tuple
     #: one sentence saying what stops the best layout from going faster
     reason: str
-    candidates: int  #: layouts that met every limit
+    candidates: int  #: layouts compared that met every limit (those that could not win are left out first)
 
 
 def _divisors(n: int) -> list[int]:
@@ -382,66 +382,87 @@ def search_layout(n_gpus, n_params, max_batch_tokens, *, critical_batch_tokens=N
                          f"in {c['budget'] / 1e9:.3g} GB per GPU (or, with use_all_gpus, no layout uses them all)")
     tpd = np.array(rows, dtype=float)
     t_ar = _allreduce(c, tpd[:, 0], tpd[:, 1], tpd[:, 2])
+    # a lower bound on every layout's objective: compute alone, with its tensor-parallel traffic
+    bound = 6.0 * c["n"] * (1.0 + 2.0 / 9.0 * (tpd[:, 0] - 1.0) * c["x"] / (c["link"] * c["h"])) / (
+        tpd[:, 0] * tpd[:, 1] * tpd[:, 2] * c["x"])
+    if crit is not None:                     # at least one sequence per replica: B >= d L
+        bound = bound * (1.0 + tpd[:, 2] * s / crit)
 
-    # add b and v
-    options = []
-    for b in range(1, b_max + 1):
-        for v in range(1, v_max + 1):
-            ok = (v == 1) | ((tpd[:, 1] > 1) & ((layers / tpd[:, 1]) % v == 0))
-            idx = np.nonzero(ok)[0]
-            if idx.size:
-                options.append(np.column_stack([idx, np.full(idx.size, b), np.full(idx.size, v)]))
-    grid = np.concatenate(options)
-    i, b, v = grid[:, 0].astype(int), grid[:, 1], grid[:, 2]
-    t, p, d = tpd[i, 0], tpd[i, 1], tpd[i, 2]
-    ar = t_ar[i]
+    def evaluate(chosen):
+        """The best m, and every quantity, for each (b, v) of the (t, p, d) rows chosen; feasible ones only."""
+        options = []
+        for b in range(1, b_max + 1):
+            for v in range(1, v_max + 1):
+                ok = chosen & ((v == 1) | ((tpd[:, 1] > 1) & ((layers / tpd[:, 1]) % v == 0)))
+                idx = np.nonzero(ok)[0]
+                if idx.size:
+                    options.append(np.column_stack([idx, np.full(idx.size, b), np.full(idx.size, v)]))
+        grid = np.concatenate(options) if options else np.zeros((0, 3))
+        i, b, v = grid[:, 0].astype(int), grid[:, 1], grid[:, 2]
+        t, p, d = tpd[i, 0], tpd[i, 1], tpd[i, 2]
+        ar = t_ar[i]
+        # the largest m the batch cap and memory allow
+        state = _STATE_BYTES * c["n"] / (t * p)
+        per_mb = (c["layers"] / p) * np.where(v > 1, 1.0 + (p - 1.0) / (p * v), 1.0) * _per_layer_activations(
+            c, b, t)
+        k_mem = np.floor((c["budget"] - state) / per_mb)             # micro-batches that fit in flight
+        m_hi = np.floor(cap_seq / (d * b))
+        m_hi = np.where(k_mem >= p, m_hi, np.minimum(m_hi, k_mem))
+        step_m = np.where(v > 1, p, 1.0)                              # m is a multiple of p when interleaved
+        m_hi = np.floor(m_hi / step_m) * step_m
+        keep = np.nonzero(m_hi >= step_m)[0]
+        t, p, d, b, v, ar, m_hi, step_m = (arr[keep] for arr in (t, p, d, b, v, ar, m_hi, step_m))
+        if crit is None:
+            m = m_hi
+        else:
+            # step = A m + C with A a slot and C the bubble's slots plus the exposed all-reduce; the objective
+            # (A + C/m)(1 + k m) is least at m0 = sqrt(C / (A k)); try the neighbours of m0 within [step, m_hi]
+            q = _cost(c, t, p, d, b, np.ones_like(t), v, ar, None)
+            a_coef = q["per_mb"] * (1.0 + q["rho_tp"]) * (1.0 + q["rho_p2p"])
+            c_coef = a_coef * (p - 1.0) / v + q["exposed"]
+            kk = d * b * s / crit
+            m0 = np.sqrt(c_coef / (a_coef * kk))
+            best_m, best_val = np.zeros_like(m_hi), np.full(m_hi.shape, np.inf)
+            for guess in (np.floor(m0 / step_m) * step_m, np.ceil(m0 / step_m) * step_m, m_hi, step_m):
+                mg = np.clip(guess, step_m, np.maximum(m_hi, step_m))
+                val = _cost(c, t, p, d, b, mg, v, ar, crit)["objective"]
+                better = val < best_val
+                best_m, best_val = np.where(better, mg, best_m), np.where(better, val, best_val)
+            m = best_m
+        return t, p, d, b, v, m, _cost(c, t, p, d, b, m, v, ar, crit)
 
-    # the largest m the batch cap and memory allow
-    state = _STATE_BYTES * c["n"] / (t * p)
-    per_mb = (c["layers"] / p) * np.where(v > 1, 1.0 + (p - 1.0) / (p * v), 1.0) * _per_layer_activations(c, b, t)
-    k_mem = np.floor((c["budget"] - state) / per_mb)             # micro-batches that fit in flight
-    m_hi = np.floor(cap_seq / (d * b))
-    m_hi = np.where(k_mem >= p, m_hi, np.minimum(m_hi, k_mem))
-    step_m = np.where(v > 1, p, 1.0)                              # m is a multiple of p when interleaved
-    m_hi = np.floor(m_hi / step_m) * step_m
-    feasible = m_hi >= step_m
-    if crit is None:
-        m = m_hi
-    else:
-        # step = A m + C with A a slot and C the bubble's slots plus the exposed all-reduce; the objective
-        # (A + C/m)(1 + k m) is least at m0 = sqrt(C / (A k)); try the neighbours of m0 within [step, m_hi]
-        q = _cost(c, t, p, d, b, np.ones_like(t), v, ar, None)
-        a_coef = q["per_mb"] * (1.0 + q["rho_tp"]) * (1.0 + q["rho_p2p"])
-        c_coef = a_coef * (p - 1.0) / v + q["exposed"]
-        kk = d * b * s / crit
-        m0 = np.sqrt(c_coef / (a_coef * kk))
-        best_m, best_val = np.zeros_like(m_hi), np.full(m_hi.shape, np.inf)
-        for guess in (np.floor(m0 / step_m) * step_m, np.ceil(m0 / step_m) * step_m, m_hi, step_m):
-            mg = np.clip(guess, step_m, np.maximum(m_hi, step_m))
-            val = _cost(c, t, p, d, b, mg, v, ar, crit)["objective"]
-            better = val < best_val
-            best_m, best_val = np.where(better, mg, best_m), np.where(better, val, best_val)
-        m = best_m
-    sel = np.nonzero(feasible)[0]
-    if sel.size == 0:
-        raise ValueError(f"n_gpus = {k:,}: no layout fits the memory and max_batch_tokens = {cap:,.0f} together")
-    t, p, d, b, v, m, ar = (arr[sel] for arr in (t, p, d, b, v, m, ar))
-    q = _cost(c, t, p, d, b, m, v, ar, crit)
-    used = t * p * d
-
-    def pick(mask):
+    def pick(q, used, mask):
         obj = np.where(mask, q["objective"], np.inf)
         low = obj.min()
         tied = np.nonzero(obj <= low * (1.0 + _TIE))[0]
         order = np.lexsort((q["act"][tied] + q["state"][tied], q["batch"][tied], used[tied]))
-        return int(tied[order[0]])
+        return int(tied[order[0]]), low
 
-    everything = np.ones(t.shape, dtype=bool)
-    j = pick(everything)
+    # passes until nothing changes: the layouts on at least half the GPUs give an upper bound on the best and
+    # the runner-up; every row whose lower bound is within it joins the next pass, so the answer is exact
+    chosen = tpd[:, 0] * tpd[:, 1] * tpd[:, 2] * 2 >= k
+    while True:
+        t, p, d, b, v, m, q = evaluate(chosen)
+        if t.size == 0:
+            if chosen.all():
+                raise ValueError(f"n_gpus = {k:,}: no layout fits the memory and max_batch_tokens = {cap:,.0f} "
+                                 "together")
+            chosen = np.ones(len(tpd), dtype=bool)
+            continue
+        used = t * p * d
+        j, low = pick(q, used, np.ones(t.shape, dtype=bool))
+        other = (t != t[j]) | (p != p[j])
+        second = pick(q, used, other)[1] if other.any() else np.inf
+        wider = chosen | (bound <= max(low, second) * (1.0 + _TIE))
+        if np.array_equal(wider, chosen):
+            break
+        chosen = wider
     best = _option(c, t[j], p[j], d[j], b[j], m[j], v[j], crit)
-    other = (t != t[j]) | (p != p[j])
-    runner = _option(c, t[o], p[o], d[o], b[o], m[o], v[o], crit) if (o := pick(other) if other.any() else None) \
-        is not None else None
+    runner = None
+    if other.any():
+        o = pick(q, used, other)[0]
+        runner = _option(c, t[o], p[o], d[o], b[o], m[o], v[o], crit)
+    sel = t
     binding, reason = _why(c, best, cap, crit)
     return LayoutSearch(best, runner, binding, reason, int(sel.size))
 
