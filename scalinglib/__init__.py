@@ -92,8 +92,6 @@ from .layout import (
 )
 from .layout_search import (
     A100_NETWORKS,
-    LayoutOption,
-    LayoutSearch,
     activation_bytes_per_layer,
     evaluate_layout,
     search_layout,
@@ -230,8 +228,6 @@ __all__ = [
     "layout_sweep",
     # the layout search (3.9)
     "A100_NETWORKS",
-    "LayoutOption",
-    "LayoutSearch",
     "evaluate_layout",
     "search_layout",
     "activation_bytes_per_layer",

@@ -196,7 +196,7 @@ def mfu(tokens_per_second, flops_per_token, n_devices, peak_flops_per_device):
 
 @public
 def training_time(tokens, n_params, n_devices, flops_per_device, recompute=True):
-    r"""Seconds to train on a number of tokens: :math:`8 N D_\text{tok}/(KX)`, or :math:`6 N D_\text{tok}/(KX)`.
+    r"""Seconds to train on a number of tokens: :math:`8 N D_\text{tok}/(K X_\text{hw})`, or :math:`6 N D_\text{tok}/(K\,\text{MFU}\,P)`.
 
     With ``recompute=True`` every token costs 8N FLOPs (forward, backward, and
     the forward pass run again by activation recomputation) and ``flops_per_device``
@@ -213,7 +213,9 @@ def training_time(tokens, n_params, n_devices, flops_per_device, recompute=True)
     n_devices : int or array_like
         Devices K, whole >= 1.
     flops_per_device : float or array_like
-        Sustained FLOP/s per device X, > 0.
+        FLOP/s each device sustains over the whole run, overheads included, > 0: Megatron-LM's
+        :math:`X_\text{hw}` with recomputation, or :math:`\text{MFU} \cdot P` without (not the capstone's
+        :math:`X`, a rate before overheads).
     recompute : bool, optional
         Whether activations are recomputed (default True).
 
@@ -528,7 +530,7 @@ def max_decode_batch(n_params, context_tokens, device="A100 SXM 80GB", bytes_per
         return 0
     per_sequence = float(_cache_bytes_per_sequence(n, t, beta, a, w))
     if not per_sequence > 0 or not free / per_sequence < 2**53:
-        raise ValueError(f"n_params, context_tokens and bytes_per_value give a cache of {per_sequence:g} bytes per sequence: "
+        raise ValueError(f"n_params, context_tokens, bytes_per_value and kv_width give a cache of {per_sequence:g} bytes per sequence: "
                          "the batch that fits would be unbounded (beyond 2**53)")
     return int(free // per_sequence)
 
@@ -678,7 +680,7 @@ def _searched_batch_cost(sizes, n_params, crit, grow_batch, layout_kwargs):
         try:
             best = search_layout(int(k), n_params, limit, critical_batch_tokens=crit, **layout_kwargs).best
         except ValueError as err:
-            if "n_gpus =" not in str(err):
+            if "no split of" not in str(err) and "no layout fits" not in str(err):
                 raise
             best = None
         out["fits"].append(best is not None)

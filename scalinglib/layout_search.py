@@ -362,7 +362,7 @@ def search_layout(n_gpus, n_params, max_batch_tokens, *, critical_batch_tokens=N
     k, g, layers, s = int(k), int(c["g"]), int(c["layers"]), int(c["s"])
     cap_seq = cap / s
     if cap_seq < 1:
-        raise ValueError(f"max_batch_tokens must hold at least one sequence of {s:,} tokens; got {cap!r}")
+        raise ValueError(f"the batch cap must hold at least one sequence of {s:,} tokens; got {cap!r}")
 
     # every (t, p, d) that respects the node and the layers, and whose training state fits
     rows = []
@@ -378,8 +378,8 @@ def search_layout(n_gpus, n_params, max_batch_tokens, *, critical_batch_tokens=N
             for dd in d[whole]:
                 rows.append((t, p, dd))
     if not rows:
-        raise ValueError(f"n_gpus = {k:,} cannot hold a {c['n']:.3g}-parameter model's training state "
-                         f"in {c['budget'] / 1e9:.3g} GB per GPU (or, with use_all_gpus, no layout uses them all)")
+        raise ValueError(f"no split of {k:,} GPUs holds a {c['n']:.3g}-parameter model's training state "
+                         f"in {c['budget'] / 1e9:.3g} GB per GPU (or no layout uses them all)")
     tpd = np.array(rows, dtype=float)
     t_ar = _allreduce(c, tpd[:, 0], tpd[:, 1], tpd[:, 2])
     # a lower bound on every layout's objective: compute alone, with its tensor-parallel traffic
@@ -429,7 +429,10 @@ def search_layout(n_gpus, n_params, max_batch_tokens, *, critical_batch_tokens=N
                 better = val < best_val
                 best_m, best_val = np.where(better, mg, best_m), np.where(better, val, best_val)
             m = best_m
-        return t, p, d, b, v, m, _cost(c, t, p, d, b, m, v, ar, crit)
+        q = _cost(c, t, p, d, b, m, v, ar, crit)
+        ok = np.nonzero(np.isfinite(q["objective"]) & (q["objective"] > 0))[0]
+        return (t[ok], p[ok], d[ok], b[ok], v[ok], m[ok]), {key: np.asarray(val)[ok] if np.ndim(val) else val
+                                                            for key, val in q.items()}
 
     def pick(q, used, mask):
         obj = np.where(mask, q["objective"], np.inf)
@@ -442,11 +445,11 @@ def search_layout(n_gpus, n_params, max_batch_tokens, *, critical_batch_tokens=N
     # the runner-up; every row whose lower bound is within it joins the next pass, so the answer is exact
     chosen = tpd[:, 0] * tpd[:, 1] * tpd[:, 2] * 2 >= k
     while True:
-        t, p, d, b, v, m, q = evaluate(chosen)
+        (t, p, d, b, v, m), q = evaluate(chosen)
         if t.size == 0:
             if chosen.all():
-                raise ValueError(f"n_gpus = {k:,}: no layout fits the memory and max_batch_tokens = {cap:,.0f} "
-                                 "together")
+                raise ValueError("no layout fits the device's memory and the batch cap together with a finite "
+                                 "step time")
             chosen = np.ones(len(tpd), dtype=bool)
             continue
         used = t * p * d

@@ -201,13 +201,32 @@ def test_sizing_by_sustained_demand():
     assert bills["sustained"] < bills["peak"] < tokens / 1e6 * 0.5
 
 
+def test_grouped_query_attention_prefill_and_autoscaling():
+    gqa = 8 * 128
+    assert sl.max_decode_batch(7e9, 1024, device="H100", kv_width=gqa) == 478
+    assert sl.max_decode_batch(7e9, 1024, device="H100") == 116
+    assert round(sl.device_decode_rate(64, 7e9, 1024, device="H100", kv_width=gqa)) == 9391
+    assert round(sl.device_decode_rate(478, 7e9, 1024, device="H100", kv_width=gqa)) == 20027
+    assert math.isnan(sl.device_decode_rate(478, 7e9, 1024, device="H100"))
+    h = sl.hidden_size_for(7e9)
+    assert round(gqa / h, 2) == 0.24                                          # "about a quarter"
+    prefill = 0.5 * 989.5e12 / (2 * 7e9)
+    rate64 = sl.device_decode_rate(64, 7e9, 1024, device="H100")
+    cin, cout = sl.cost_per_million_tokens(3.0, prefill), sl.cost_per_million_tokens(3.0, rate64)
+    assert (round(prefill), round(cin, 3), round(cout, 3), round(cout / cin, 1)) == (35339, 0.024, 0.196, 8.3)
+    hourly = np.ceil(DEMAND / rate64)
+    assert (hourly.min(), hourly.max(), hourly.sum() * 3.0) == (4, 24, 1062)
+    p5 = sl.hardware.INSTANCE_PRICES["AWS p5.48xlarge, on-demand"].usd_per_device_hour
+    assert round(p5, 2) == 6.88 and round(p5 / 3.0, 2) == 2.29
+
+
 # --- 3.9.12 ------------------------------------------------------------------------------------
 
 WALL_GPUS = 2 ** np.arange(7, 15)          # 128 (the capstone's smallest cluster) to 16,384
 HDR, EFA = (sl.A100_NETWORKS[k][0] for k in ("one HDR port per GPU", "AWS p4de EFA"))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _wall_cached(port, n_params, crit, grow):
     return sl.critical_batch_cost(WALL_GPUS, n_params, crit, grow_batch=grow, search=True, port_bandwidth=port)
 
@@ -260,7 +279,7 @@ CAPSTONE_GPUS = (128, 256, 512, 1024, 2048, 4096)
 C_H = sl.hardware.INSTANCE_PRICES["AWS p4de.24xlarge, on-demand"].usd_per_device_hour
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _capstone_row(k, port=EFA, x=150e12, n=13e9, tokens=260e9, crit=4e6, u=0.9):
     lay = sl.search_layout(k, n, crit, port_bandwidth=port, achieved_flops=x).best
     mfu = lay.efficiency * x / sl.get_accelerator(A100).peak("bf16")

@@ -61,7 +61,7 @@ def test_limits_are_never_exceeded(n_gpus, n_params, cap, port):
     try:
         found = sl.search_layout(n_gpus, n_params, cap, port_bandwidth=port)
     except ValueError as err:
-        assert "n_gpus" in str(err)
+        assert "no split of" in str(err) or "no layout fits" in str(err)
         return
     for o in (found.best, found.runner_up):
         if o is None:
