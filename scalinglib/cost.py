@@ -565,7 +565,7 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
     gradient all-reduce that the backward pass does not hide,
     :math:`E = 1/((1 + \rho_\text{TP})(1 + \rho_\text{PP}) + \rho_\text{DP})`, with
     :math:`\rho_\text{DP}` from :func:`exposed_allreduce_fraction` (its default
-    A100 cluster), as in the capstone of Section 3.9.8.
+    A100 cluster), as Section 3.8.7 prices it.
 
     Parameters
     ----------

@@ -55,9 +55,9 @@ extra tokens, a factor :math:`1 + B/B_\text{crit}` (McCandlish et al. 2018).
 
 References
 ----------
-Narayanan et al. (2021), Efficient large-scale language model training on GPU
-clusters using Megatron-LM (SC '21). Korthikanti et al. (2022), Reducing
-activation recomputation in large transformer models (arXiv:2205.05198).
+Narayanan et al. (2021), the Megatron-LM paper at SC '21 (arXiv:2104.04473), for
+the layouts and the interleaved schedule; Korthikanti et al. (2022),
+arXiv:2205.05198, for the activation memory.
 """
 
 from __future__ import annotations
