@@ -307,7 +307,11 @@ def search_layout(n_gpus, n_params, max_batch_tokens, *, critical_batch_tokens=N
     allow; with ``critical_batch_tokens`` the objective
     :math:`(A + C/m)(1 + km)` has its minimum at :math:`m = \sqrt{C/(Ak)}`,
     rounded both ways. Ties (within a relative 1e-9) go to fewer GPUs, then to
-    the smaller batch, then to less memory.
+    the smaller batch, then to less memory. Splits that cannot win are skipped:
+    a split's compute and tensor-parallel traffic alone bound its objective from
+    below, and splits whose bound passes the best and the runner-up found so far
+    are left out, so the answer is that of trying every layout (the tests check
+    it against brute force).
 
     Parameters
     ----------
