@@ -90,6 +90,12 @@ from .layout import (
     scaling_efficiency,
     tensor_parallel_comm_fraction,
 )
+from .layout_search import (
+    A100_NETWORKS,
+    activation_bytes_per_layer,
+    evaluate_layout,
+    search_layout,
+)
 from .memory import BYTES_PER_PARAM, devices_to_hold, kv_cache_bytes, model_bytes
 from .metrics import efficiency, speedup, weak_efficiency
 from .placement import step_traffic, tensor_parallel_ring_fraction
@@ -220,6 +226,11 @@ __all__ = [
     "Layout",
     "parallel_layout",
     "layout_sweep",
+    # the layout search (3.9)
+    "A100_NETWORKS",
+    "evaluate_layout",
+    "search_layout",
+    "activation_bytes_per_layer",
     # memory (3.2, 3.3)
     "BYTES_PER_PARAM",
     "model_bytes",

@@ -196,7 +196,7 @@ def mfu(tokens_per_second, flops_per_token, n_devices, peak_flops_per_device):
 
 @public
 def training_time(tokens, n_params, n_devices, flops_per_device, recompute=True):
-    r"""Seconds to train on a number of tokens: :math:`8 N D_\text{tok}/(KX)`, or :math:`6 N D_\text{tok}/(KX)`.
+    r"""Seconds to train on a number of tokens: :math:`8 N D_\text{tok}/(K X_\text{hw})`, or :math:`6 N D_\text{tok}/(K\,\text{MFU}\,P)`.
 
     With ``recompute=True`` every token costs 8N FLOPs (forward, backward, and
     the forward pass run again by activation recomputation) and ``flops_per_device``
@@ -213,7 +213,9 @@ def training_time(tokens, n_params, n_devices, flops_per_device, recompute=True)
     n_devices : int or array_like
         Devices K, whole >= 1.
     flops_per_device : float or array_like
-        Sustained FLOP/s per device X, > 0.
+        FLOP/s each device sustains over the whole run, overheads included, > 0: Megatron-LM's
+        :math:`X_\text{hw}` with recomputation, or :math:`\text{MFU} \cdot P` without (not the capstone's
+        :math:`X`, a rate before overheads).
     recompute : bool, optional
         Whether activations are recomputed (default True).
 
@@ -395,7 +397,7 @@ def devices_for_demand(demand_tokens_per_second, tokens_per_second_per_device, t
 
 @public(allow_nan=True)   # NaN: the batch does not fit in memory
 def device_decode_rate(batch, n_params, context_tokens, device="A100 SXM 80GB", precision="bf16",
-                       bytes_per_value=2.0, aspect_ratio=128.0):
+                       bytes_per_value=2.0, aspect_ratio=128.0, kv_width=None):
     r"""Tokens/s of one device generating text for a batch of sequences, in a roofline estimate.
 
     One decode step produces one token for each of the b sequences. It must
@@ -434,6 +436,10 @@ def device_decode_rate(batch, n_params, context_tokens, device="A100 SXM 80GB", 
         Bytes per weight and per cache entry :math:`b_\text{p}` (default 2).
     aspect_ratio : float, optional
         :math:`h/\ell` of the assumed shape (default 128).
+    kv_width : float, optional
+        Width of one layer's keys (and of its values), > 0: :math:`n_\text{kv} d_\text{head}`.
+        Default h, full multi-head attention; grouped-query attention with 8 key-value
+        heads of 128 has 1,024, and its cache is :math:`2 \ell\, n_\text{kv} d_\text{head} L b_\text{p}`.
 
     Returns
     -------
@@ -448,31 +454,36 @@ def device_decode_rate(batch, n_params, context_tokens, device="A100 SXM 80GB", 
     140
     >>> round(device_decode_rate(64, 7e9, 1024))
     2594
+    >>> round(device_decode_rate(64, 7e9, 1024, kv_width=1024))   # grouped-query attention, 8 heads of 128
+    5716
     """
     b = check_whole("batch", batch)
     n = check_positive("n_params", n_params)
     t = check_nonnegative("context_tokens", context_tokens)
     beta = check_positive("bytes_per_value", bytes_per_value)
     a = check_positive("aspect_ratio", aspect_ratio)
+    w = None if kv_width is None else single(check_positive, "kv_width", kv_width)
     with renamed(name="device"):
         chip = get_accelerator(device)
     peak = chip.peak(precision)
     bb, nb, tb, betab, ab = check_broadcast(batch=b, n_params=n, context_tokens=t, bytes_per_value=beta,
                                             aspect_ratio=a)
-    cache = _cache_bytes_per_sequence(nb, tb, betab, ab)
+    cache = _cache_bytes_per_sequence(nb, tb, betab, ab, w)
     rate = np.asarray(decode_tokens_per_second(bb, nb, peak, chip.memory_bandwidth, betab, cache), dtype=float)
     rate = np.where(nb * betab + bb * cache <= chip.memory_bytes, rate, np.nan)
     return scalar_or_array(rate, b, n, t, beta, a)
 
 
-def _cache_bytes_per_sequence(n_params, context_tokens, bytes_per_value, aspect_ratio):
-    """Key-value cache of one sequence: keys and values, ell layers of width h, for every token of context."""
+def _cache_bytes_per_sequence(n_params, context_tokens, bytes_per_value, aspect_ratio, kv_width=None):
+    """Key-value cache of one sequence: keys and values, ell layers of width h (or kv_width), every token."""
     h = hidden_size_for(n_params, aspect_ratio)
-    return 2.0 * (h / aspect_ratio) * h * context_tokens * bytes_per_value
+    width = h if kv_width is None else kv_width
+    return 2.0 * (h / aspect_ratio) * width * context_tokens * bytes_per_value
 
 
 @public
-def max_decode_batch(n_params, context_tokens, device="A100 SXM 80GB", bytes_per_value=2.0, aspect_ratio=128.0):
+def max_decode_batch(n_params, context_tokens, device="A100 SXM 80GB", bytes_per_value=2.0, aspect_ratio=128.0,
+                     kv_width=None):
     r"""The most sequences whose caches fit in a device's memory beside the weights.
 
     .. math:: b_\max = \left\lfloor \frac{M - N b_\text{p}}{2 \ell h L b_\text{p}} \right\rfloor
@@ -486,7 +497,7 @@ def max_decode_batch(n_params, context_tokens, device="A100 SXM 80GB", bytes_per
         Parameters N, > 0 (one number).
     context_tokens : float
         Tokens L in each sequence's cache, > 0 (one number).
-    device, bytes_per_value, aspect_ratio : optional
+    device, bytes_per_value, aspect_ratio, kv_width : optional
         As in :func:`device_decode_rate` (one number each).
 
     Returns
@@ -505,25 +516,28 @@ def max_decode_batch(n_params, context_tokens, device="A100 SXM 80GB", bytes_per
     --------
     >>> max_decode_batch(7e9, 1024)
     116
+    >>> max_decode_batch(7e9, 1024, kv_width=1024)   # grouped-query attention: a quarter of the cache
+    478
     """
     n = single(check_positive, "n_params", n_params)
     t = single(check_positive, "context_tokens", context_tokens)
     beta = single(check_positive, "bytes_per_value", bytes_per_value)
     a = single(check_positive, "aspect_ratio", aspect_ratio)
+    w = None if kv_width is None else single(check_positive, "kv_width", kv_width)
     with renamed(name="device"):
         free = get_accelerator(device).memory_bytes - n * beta
     if free <= 0:
         return 0
-    per_sequence = float(_cache_bytes_per_sequence(n, t, beta, a))
+    per_sequence = float(_cache_bytes_per_sequence(n, t, beta, a, w))
     if not per_sequence > 0 or not free / per_sequence < 2**53:
-        raise ValueError(f"n_params, context_tokens and bytes_per_value give a cache of {per_sequence:g} bytes per sequence: "
+        raise ValueError(f"n_params, context_tokens, bytes_per_value and kv_width give a cache of {per_sequence:g} bytes per sequence: "
                          "the batch that fits would be unbounded (beyond 2**53)")
     return int(free // per_sequence)
 
 
-@public(allow_nan=("batch_tokens", "efficiency", "cost_factor", "time_factor", "rho_dp"))   # NaN: does not fit
+@public(allow_nan=("batch_tokens", "efficiency", "cost_factor", "time_factor", "rho_dp", "rho_tp", "rho_pp"))   # NaN: does not fit
 def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=False, exposed_allreduce=False,
-                        **layout_kwargs):
+                        search=False, **layout_kwargs):
     r"""GPU-time and wall time to reach a target loss as a cluster grows: the critical-batch wall in money.
 
     The cluster is laid out by :func:`scalinglib.layout.layout_sweep`, which
@@ -551,7 +565,7 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
     gradient all-reduce that the backward pass does not hide,
     :math:`E = 1/((1 + \rho_\text{TP})(1 + \rho_\text{PP}) + \rho_\text{DP})`, with
     :math:`\rho_\text{DP}` from :func:`exposed_allreduce_fraction` (its default
-    A100 cluster), as in the capstone of Section 3.9.8.
+    A100 cluster), as Section 3.8.7 prices it.
 
     Parameters
     ----------
@@ -566,16 +580,28 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
     exposed_allreduce : bool, optional
         Add :math:`\rho_\text{DP}` to each layout's overheads (default False:
         the all-reduce is taken to hide, as in Section 3.3.7).
+    search : bool, optional
+        Lay each cluster out with :func:`scalinglib.layout_search.search_layout`
+        instead of the fixed policy (default False). The search minimises the
+        time to the target, :math:`(1 + B_\text{g}/B_\text{crit})` times the
+        step time per token, over every layout on at most ``n_gpus`` GPUs: the
+        batch may not pass :math:`B_\text{crit}` when it splits the model, and
+        may when it grows the batch. All three overheads are counted (so
+        ``exposed_allreduce`` is ignored), and the GPU-time is that of the GPUs
+        the layout uses.
     **layout_kwargs
         Passed to :func:`scalinglib.layout.parallel_layout` (sequence length,
-        micro-batches, device memory, ...).
+        micro-batches, device memory, ...), or with ``search`` to
+        :func:`scalinglib.layout_search.search_layout` (network, memory, ...).
 
     Returns
     -------
     dict of str to numpy.ndarray
         ``n_gpus``, ``fits``, ``batch_tokens``, ``efficiency``, ``rho_dp``
-        (zeros unless ``exposed_allreduce``), ``cost_factor`` and
-        ``time_factor`` (NaN where the model does not fit).
+        (zeros unless ``exposed_allreduce`` or ``search``), ``cost_factor`` and
+        ``time_factor`` (NaN where the model does not fit). With ``search``
+        also ``gpus_used``, ``tp``, ``pp``, ``dp``, ``micro_batch``,
+        ``microbatches``, ``chunks``, ``rho_tp`` and ``rho_pp``.
 
     Raises
     ------
@@ -597,12 +623,21 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
     >>> out = critical_batch_cost([1024, 2048], 13e9, 4e6, exposed_allreduce=True)
     >>> out["rho_dp"].round(3).tolist(), out["efficiency"].round(3).tolist()
     ([0.079, 0.324], [0.875, 0.678])
+
+    Searched layouts instead:
+
+    >>> out = critical_batch_cost([1024, 2048], 13e9, 4e6, search=True)
+    >>> out["tp"].tolist(), out["efficiency"].round(3).tolist(), out["cost_factor"].round(2).tolist()
+    ([8, 8], [0.869, 0.869], [1.38, 1.6])
     """
     check_flag("grow_batch", grow_batch)
     check_flag("exposed_allreduce", exposed_allreduce)
+    check_flag("search", search)
     n_params = check_scalar("n_params", n_params)
     crit = single(check_positive, "critical_batch_tokens", critical_batch_tokens)
     sizes = check_whole("n_gpus", n_gpus)
+    if search:
+        return _searched_batch_cost(sizes, n_params, crit, grow_batch, layout_kwargs)
     # growing the batch: a limit so high that data parallelism can take every GPU (a billion tokens per GPU)
     limit = 1e9 * float(np.max(sizes)) if grow_batch else crit
     sweep = layout_sweep(n_gpus, n_params, limit, limit, **layout_kwargs)
@@ -628,6 +663,43 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
         "cost_factor": cost,
         "time_factor": cost / sweep["n_gpus"],
     }
+
+
+def _searched_batch_cost(sizes, n_params, crit, grow_batch, layout_kwargs):
+    """critical_batch_cost with every cluster laid out by the search."""
+    from .layout_search import search_layout
+
+    sizes = np.asarray(sizes, dtype=float).ravel()
+    if sizes.size == 0:
+        raise ValueError("n_gpus must list at least one cluster size")
+    fields = ("gpus_used", "tp", "pp", "dp", "micro_batch", "microbatches", "chunks")
+    out = {name: [] for name in ("fits", "batch_tokens", "efficiency", "rho_tp", "rho_pp", "rho_dp", "cost_factor",
+                                 "time_factor") + fields}
+    limit = crit * 1e3 if grow_batch else crit
+    for k in sizes:
+        try:
+            best = search_layout(int(k), n_params, limit, critical_batch_tokens=crit, **layout_kwargs).best
+        except ValueError as err:
+            if "no split of" not in str(err) and "no layout fits" not in str(err):
+                raise
+            best = None
+        out["fits"].append(best is not None)
+        nan = float("nan")
+        if best is None:
+            for name in out:
+                if name != "fits":
+                    out[name].append(0 if name in fields else nan)
+            continue
+        cost = (1.0 + best.batch_tokens / crit) / best.efficiency
+        values = dict(batch_tokens=best.batch_tokens, efficiency=best.efficiency, rho_tp=best.rho_tp,
+                      rho_pp=best.rho_pp, rho_dp=best.rho_dp, cost_factor=cost, time_factor=cost / best.n_gpus,
+                      gpus_used=best.n_gpus, tp=best.tp, pp=best.pp, dp=best.dp, micro_batch=best.micro_batch,
+                      microbatches=best.microbatches, chunks=best.chunks)
+        for name, value in values.items():
+            out[name].append(value)
+    result = {"n_gpus": sizes.astype(int)}
+    result.update({name: np.array(values) for name, values in out.items()})
+    return result
 
 
 @public(allow_nan=True)   # NaN: the layout does not fit

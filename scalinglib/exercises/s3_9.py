@@ -14,15 +14,13 @@ from ..cost import (
     cost_per_million_tokens,
     critical_batch_cost,
     devices_for_demand,
-    duty_cycle_cost_factor,
-    exposed_allreduce_fraction,
     flops_per_token,
     mfu,
     training_cost,
 )
 from ..hardware import INSTANCE_PRICES, LINKS, get_accelerator
-from ..layout import parallel_layout
-from ..runs import MEGATRON_WEAK_SCALING, MFU_RUNS
+from ..layout_search import search_layout
+from ..runs import MFU_RUNS
 from .core import Part, register
 
 # 3.9.1: a 13B model on 256 A100s
@@ -35,20 +33,26 @@ PRICE, RATE, API_PRICE = 2.50, 2000.0, 0.60
 PEAK_DEMAND, PEAK_HOURS, BASE_DEMAND, BASE_HOURS = 90_000.0, 4, 30_000.0, 20
 SUSTAINED_TARGET = 0.8
 
-# 3.9.4(a): Gopher's 0.0152 steps/s with the batch it started from (the text assumes its final batch)
-GOPHER_START_SEQUENCES = 1536
-# 3.9.4(b): PaLM's 21.3% for GPT-3, read as 6N FLOPs only
-GPT3_PRINTED_MFU = 0.213
+# 3.9.2(b): at 40% busy the batches are smaller too: the server makes fewer tokens per busy second
+SMALL_BATCH_RATE, BUSY_SHARE = 1200.0, 0.4
 
-# 3.9.5: the critical-batch bill (Section 3.9.10) at half the text's critical batch, rho_DP included
+# 3.9.4(a): PaLM's measured throughput with attention counted at a longer context than it trained on
+PALM_LONG_CONTEXT = 8192
+# 3.9.4(b): Megatron-Turing NLG's step time as printed (60.1 s), and the half-unit of its last digit
+MTNLG_STEP, MTNLG_HALF_DIGIT = 60.1, 0.05
+# 3.9.4(c): full recomputation multiplies a layer's model FLOPs by 96/72 (Megatron-LM's count)
+FULL_RECOMPUTE = 96 / 72
+
+# 3.9.5: the critical-batch bill (Section 3.9.12) at half the text's critical batch, searched layouts, HDR ports
 BILL_PARAMS, BILL_CRIT, BILL_GPUS = 13e9, 2e6, (512, 4096)
 
-# 3.9.6: the budget calculator (Section 3.9.9), with other inputs than the text's worked example
+# 3.9.6: the budget calculator (Section 3.9.11), with other inputs than the text's worked example
 CAP = dict(n_params=34e9, tokens=2e12, price=2.5, device="H100 SXM 80GB", mfu=0.45, utilization=0.85)
 CAP_DEVICES, CAP_DEADLINE_DAYS = 1024, 30
-# 3.9.6(c): the capstone's 13B run on 2,048 A100s with an InfiniBand NDR port per GPU, steps 4 to 6 by hand
-SYN = dict(n_params=13e9, tokens=260e9, gpus=2048, crit=4e6, sustained=150e12, utilization=0.9,
-           price="AWS p4de.24xlarge, on-demand", port="InfiniBand NDR")
+# 3.9.6(c): the capstone's 13B run on 1,024 H100s in AWS p5.48xlarge servers: 3,200 Gb/s of EFA for eight
+# GPUs (AWS, Amazon EC2 P5 instances), NVLink 4, and the capstone's 48% of peak as the sustained rate
+SYN = dict(n_params=13e9, tokens=260e9, gpus=1024, crit=4e6, sustained=475e12, utilization=0.9,
+           price="AWS p5.48xlarge, on-demand", port=3200e9 / 8 / 8, link="NVLink 4 (H100)")
 
 
 def _run_flops_per_token():
@@ -77,39 +81,45 @@ def sizing():
     }
 
 
-def gpt3_row():
-    return next(run for run in MFU_RUNS if run.name == "GPT-3")
+def run_row(name):
+    return next(run for run in MFU_RUNS if run.name == name)
 
 
-def gopher_start_mfu():
-    """Exercise 3.9.4(a): Gopher's MFU from 0.0152 steps/s with 1,536 sequences of 2,048 tokens per step."""
-    run = next(r for r in MFU_RUNS if r.name == "Gopher")
-    tokens_per_chip = 0.0152 * GOPHER_START_SEQUENCES * run.seq_len / run.n_devices
-    return mfu(tokens_per_chip, run.flops_per_token(), 1, run.peak_flops_per_device)
+def idle_small_batch():
+    """Exercise 3.9.2(b): cost per million tokens at 40% busy with smaller batches, and its factor over (a)'s
+    always-busy cost."""
+    cost = cost_per_million_tokens(PRICE, SMALL_BATCH_RATE, BUSY_SHARE)
+    return [cost, cost / cost_per_million_tokens(PRICE, RATE)]
 
 
-def gpt3_six_n_peak():
-    """Exercise 3.9.4(b): the peak, TFLOP/s, at which GPT-3's 6N-only MFU is PaLM's printed 21.3%."""
-    return gpt3_row().recomputed_mfu(attention=False) * gpt3_row().peak_flops_per_device / 1e12 / GPT3_PRINTED_MFU
+def palm_long_context_mfu():
+    """Exercise 3.9.4(a): PaLM's MFU at its measured tokens/s, attention counted for 8,192-token sequences."""
+    run = run_row("PaLM")
+    c = flops_per_token(run.n_params, run.n_layers, run.n_heads, run.head_dim, PALM_LONG_CONTEXT)
+    return mfu(run.tokens_per_second_per_device, c, 1, run.peak_flops_per_device)
 
 
-#: 3.9.4(c): the 145.6B row of Megatron-LM's table 1 (the text works out the first and the last)
-MEGATRON_ROW = 6
+def mtnlg_mfu_range():
+    """Exercise 3.9.4(b): the MFU (attention counted) at the two ends of the step times that print as 60.1 s."""
+    run = run_row("Megatron-Turing NLG")
+    base = run.tokens_per_second_per_device
+    return [mfu(base * MTNLG_STEP / step, run.flops_per_token(), 1, run.peak_flops_per_device)
+            for step in (MTNLG_STEP + MTNLG_HALF_DIGIT, MTNLG_STEP - MTNLG_HALF_DIGIT)]
 
 
-def megatron_row_mfu():
-    return MEGATRON_WEAK_SCALING[MEGATRON_ROW].mfu(get_accelerator("A100 SXM 80GB").peak("bf16"))
+def palm_recompute():
+    """Exercise 3.9.4(c): PaLM's HFU with full recomputation, and the share of it that its printed HFU implies."""
+    run = run_row("PaLM")
+    full = run.reported_mfu * FULL_RECOMPUTE
+    return [full, (run.reported_hfu - run.reported_mfu) / (full - run.reported_mfu)]
 
 
 def bill():
-    """Exercise 3.9.5 worked out: cost factors at the larger cluster and speed-ups over the smaller one."""
-    small, large = BILL_GPUS
-    split = critical_batch_cost([small, large], BILL_PARAMS, BILL_CRIT, exposed_allreduce=True)
-    grow = critical_batch_cost([small, large], BILL_PARAMS, BILL_CRIT, grow_batch=True, exposed_allreduce=True)
+    """Exercise 3.9.5 worked out: searched cost factors on the two clusters, and the speed-up between them."""
+    out = critical_batch_cost(list(BILL_GPUS), BILL_PARAMS, BILL_CRIT, search=True)
     return {
-        "cost": [float(split["cost_factor"][1]), float(grow["cost_factor"][1])],
-        "speedup": [float(split["time_factor"][0] / split["time_factor"][1]),
-                    float(grow["time_factor"][0] / grow["time_factor"][1])],
+        "cost": [float(c) for c in out["cost_factor"]],
+        "speedup": float(out["time_factor"][0] / out["time_factor"][1]),
     }
 
 
@@ -125,15 +135,14 @@ def capstone():
 
 def capstone_steps():
     """Exercise 3.9.6(c) worked out: MFU, calendar days and thousands of dollars of the capstone's run on
-    2,048 GPUs with faster network ports."""
+    1,024 H100s in p5.48xlarge servers, laid out by the search."""
     c = SYN
-    lay = parallel_layout(c["gpus"], c["n_params"], c["crit"], c["crit"])
-    rho_dp = exposed_allreduce_fraction(lay, c["n_params"], port_bandwidth=LINKS[c["port"]].bandwidth)
-    rho = lay.tp_fraction + lay.bubble_fraction + rho_dp
-    a100 = "A100 SXM 80GB"
-    run_mfu = c["sustained"] / (1 + rho) / get_accelerator(a100).peak("bf16")
-    run = training_cost(c["n_params"], c["tokens"], c["gpus"], INSTANCE_PRICES[c["price"]].usd_per_device_hour,
-                        device=a100, mfu=run_mfu, utilization=c["utilization"])
+    h100 = "H100 SXM 80GB"
+    lay = search_layout(c["gpus"], c["n_params"], c["crit"], achieved_flops=c["sustained"],
+                        link_bandwidth=LINKS[c["link"]].bandwidth, port_bandwidth=c["port"]).best
+    run_mfu = lay.efficiency * c["sustained"] / get_accelerator(h100).peak("bf16")
+    run = training_cost(c["n_params"], c["tokens"], lay.n_gpus, INSTANCE_PRICES[c["price"]].usd_per_device_hour,
+                        device=h100, mfu=run_mfu, utilization=c["utilization"])
     return [run_mfu, run.days, run.dollars / 1e3]
 
 
@@ -167,9 +176,11 @@ register(
     ),
     Part(
         "ex-3-9-2b",
-        lambda: duty_cycle_cost_factor(0.4),
-        unit="factor",
-        hint="Compare the two costs of (a): the bill for the hour is the same, only the number of tokens differs.",
+        idle_small_batch,
+        kind="numbers",
+        unit=("$ per million tokens", "factor"),
+        hint="Busy 40% of the hours at 1,200 tokens/s: divide the hourly price by the millions of tokens an hour "
+        "makes. The factor compares it with the always-busy cost of (a); it holds two losses, not one.",
     ),
     Part(
         "ex-3-9-3a",
@@ -207,40 +218,41 @@ register(
     ),
     Part(
         "ex-3-9-4a",
-        gopher_start_mfu,
+        palm_long_context_mfu,
         unit="fraction",
-        hint="Tokens per chip per second are steps per second x tokens per step / 4,096 chips; multiply by "
-        "6N + 12 x layers x heads x head size x sequence length and divide by 123e12.",
+        hint="Keep PaLM's tokens per second per chip; recount the FLOPs per token with 8,192 in place of 2,048 "
+        "in the attention term 12 x layers x heads x head size x sequence length.",
     ),
     Part(
         "ex-3-9-4b",
-        gpt3_six_n_peak,
-        unit="TFLOP/s",
-        hint="With 6N FLOPs only, the MFU is the 24.6 TFLOP/s of model FLOPs over the peak: solve for the peak.",
+        mtnlg_mfu_range,
+        kind="numbers",
+        unit="fraction",
+        hint="The MFU is proportional to the tokens per second, so inversely to the step time: recompute it at "
+        "60.15 s and at 60.05 s, attention counted.",
     ),
     Part(
         "ex-3-9-4c",
-        megatron_row_mfu,
+        palm_recompute,
+        kind="numbers",
         unit="fraction",
-        hint="Tokens/s per GPU is 148e12 divided by Megatron's FLOPs per token with recomputation; multiply "
-        "by PaLM's model FLOPs per token and divide by 312e12.",
+        hint="Full recomputation runs the forward pass twice: 8N in place of 6N, so 96/72 times the model "
+        "FLOPs. The share is (HFU - MFU) over (full HFU - MFU).",
     ),
     Part(
         "ex-3-9-5a",
         lambda: bill()["cost"],
         kind="numbers",
         unit="factor",
-        hint="Splitting the model keeps the tokens and loses efficiency; growing the batch keeps the efficiency and "
-        "needs more tokens, (1 + B_g/B_crit) times the minimum. Lay out each cluster as in Section 3.9.10, with "
-        "a critical batch of 2 million tokens and rho_DP counted.",
+        hint="critical_batch_cost with search=True lays out each cluster for the shortest time to the target; "
+        "a critical batch of 2 million tokens, one HDR port per GPU (the default).",
     ),
     Part(
         "ex-3-9-5b",
         lambda: bill()["speedup"],
-        kind="numbers",
         unit="factor",
-        hint="The time to the target is the cost factor divided by the number of GPUs; divide the time on 512 GPUs "
-        "by the time on 4,096.",
+        hint="The time to the target is the cost factor divided by the GPUs the layout uses (time_factor); "
+        "divide the time on 512 GPUs by the time on 4,096.",
     ),
     Part(
         "ex-3-9-6a",
@@ -264,7 +276,8 @@ register(
         capstone_steps,
         kind="numbers",
         unit=("fraction", "days", "thousand $"),
-        hint="E = 1/(1 + rho_TP + rho_PP + rho_DP), MFU = E X/P; days = 6 N D_tok / (K MFU P U) / 86,400; "
-        "dollars = K x 24 x days x C_h, in thousands.",
+        hint="search_layout with achieved_flops=475e12, link_bandwidth of NVLink 4 and port_bandwidth=50e9; "
+        "MFU = E X/P with P = 989.5e12; days = 6 N D_tok / (K MFU P U) / 86,400 with K the GPUs used; "
+        "dollars = K x 24 x days x $6.88, in thousands.",
     ),
 )

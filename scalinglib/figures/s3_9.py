@@ -160,45 +160,49 @@ def demand_sizing(fig, demand, tokens_per_second_per_device, peak_devices, susta
 def critical_batch_bill(fig, n_params, critical_batch, gpu_counts=None, exposed_allreduce=True):
     """The critical-batch wall in money. Left: GPU-time to reach the target loss, relative to the least
     possible. Right: the time to reach it, relative to the smallest cluster shown that holds the model
-    (128 GPUs by default, the capstone's smallest). Two uses of GPUs past the data-parallel cap: split the
-    model further, or grow the batch. The efficiency counts the capstone's three overheads, the exposed
-    gradient all-reduce included, unless ``exposed_allreduce`` is False. Returns the axes."""
+    (128 GPUs by default, the capstone's smallest). Each cluster is laid out by the search
+    (:func:`scalinglib.layout_search.search_layout`, time to the target), once on one HDR port per GPU and once
+    on AWS p4de's network; a third line keeps Section 3.3.7's fixed policy (split the model past the
+    data-parallel cap) on HDR ports, with the exposed all-reduce unless ``exposed_allreduce`` is False.
+    Returns the axes."""
+    from ..layout_search import A100_NETWORKS
+
     if gpu_counts is None:
         gpu_counts = 2 ** np.arange(7, 15)
-    split = critical_batch_cost(gpu_counts, n_params, critical_batch, exposed_allreduce=exposed_allreduce)
-    grow = critical_batch_cost(gpu_counts, n_params, critical_batch, grow_batch=True,
-                               exposed_allreduce=exposed_allreduce)
+    lines = [
+        ("searched, one HDR port per GPU", critical_batch_cost(
+            gpu_counts, n_params, critical_batch, search=True,
+            port_bandwidth=A100_NETWORKS["one HDR port per GPU"][0]), COLORS["blue"], "-", "o"),
+        ("searched, AWS p4de network", critical_batch_cost(
+            gpu_counts, n_params, critical_batch, search=True,
+            port_bandwidth=A100_NETWORKS["AWS p4de EFA"][0]), COLORS["vermillion"], "--", "s"),
+        ("fixed policy, HDR ports", critical_batch_cost(
+            gpu_counts, n_params, critical_batch, exposed_allreduce=exposed_allreduce), COLORS["grey"], ":", "^"),
+    ]
     ax_c, ax_t = fig.subplots(1, 2)
     for ax in (ax_c, ax_t):
         style_axes(ax)
-    fits = split["fits"]
-    g = split["n_gpus"][fits]
+    fits = lines[0][1]["fits"] & lines[1][1]["fits"] & lines[2][1]["fits"]
+    g = lines[0][1]["n_gpus"][fits]
     first = np.argmax(fits)
-    ax_c.plot(g, grow["cost_factor"][fits], marker="s", markersize=3.5, color=COLORS["vermillion"],
-              linestyle="--", label="grow the batch past B_crit")
-    ax_c.plot(g, split["cost_factor"][fits], marker="o", markersize=3.5, color=COLORS["blue"],
-              label="split the model")
+    base = lines[0][1]["time_factor"][first]
+    for label, out, color, style, marker in lines:
+        ax_c.plot(g, out["cost_factor"][fits], marker=marker, markersize=3.5, color=color, linestyle=style,
+                  label=label)
+        ax_t.plot(g, base / out["time_factor"][fits], marker=marker, markersize=3.5, color=color, linestyle=style)
     ax_c.axhline(1.0, **IDEAL)
-    at_cap = fits & (split["batch_tokens"] >= split["batch_tokens"][fits].max())
-    cap_gpus = split["n_gpus"][at_cap][0]
     for ax in (ax_c, ax_t):
-        ax.axvline(cap_gpus, color=COLORS["grey"], linestyle=":", linewidth=1.2)
         log2_axis(ax, "x")
         ax.xaxis.set_major_locator(LogLocator(base=4))   # every other power of two: labels that do not collide
         ax.set_xlabel("GPUs")
     log2_axis(ax_c, "y")
     ax_c.set_ylabel("GPU-time to target (x minimum)")
-    ax_c.legend(loc="upper left", fontsize=8)
-    base = split["time_factor"][first]
-    ax_t.plot(g, base / grow["time_factor"][fits], marker="s", markersize=3.5, color=COLORS["vermillion"],
-              linestyle="--")
-    ax_t.plot(g, base / split["time_factor"][fits], marker="o", markersize=3.5, color=COLORS["blue"])
+    ax_c.legend(loc="upper left", fontsize=7)
     ax_t.plot(g, g / g[0], label="ideal: twice as fast per doubling", **IDEAL)
     log2_axis(ax_t, "y")
     ax_t.set_ylabel(f"speed-up to target over {g[0]:,} GPUs")
     ax_t.legend(loc="upper left", fontsize=8)
-    fig.suptitle(f"{_count(n_params)} parameters, critical batch {_count(critical_batch)} tokens "
-                 f"(dotted: data-parallel cap, {cap_gpus:,} GPUs)", fontsize=9)
+    fig.suptitle(f"{_count(n_params)} parameters, critical batch {_count(critical_batch)} tokens", fontsize=9)
     return ax_c, ax_t
 
 
