@@ -236,10 +236,44 @@ def pingpong(world, cfg):
                 seconds.append([t for t, _ in timed])
                 rounds_used.append(min(r for _, r in timed))
         barrier = barrier_seconds(pair)
+        call = python_call_seconds(pair, buf) if me == 0 else None
+        pair.Barrier()
         if me == 0:
-            result = {"seconds": seconds, "rounds": rounds_used, "barrier": barrier}
+            result = {"seconds": seconds, "rounds": rounds_used, "barrier": barrier, "python_call": call}
     quiet_barrier(world)
     return result
+
+
+def python_call_seconds(comm, buf, calls=2000, batches=7):
+    """The Python layer's cost of one message: an mpi4py Send and a Recv that move nothing.
+
+    Both go to ``MPI.PROC_NULL``, for which MPI returns at once, so the time is what mpi4py and the
+    interpreter add to a message (argument parsing, the buffer protocol, the call into C), plus
+    MPI's own check of the peer. Best of ``batches`` batches of ``calls`` pairs."""
+    from mpi4py import MPI
+    message = [memoryview(buf)[:8], MPI.BYTE]
+    best = float("inf")
+    for _ in range(batches):
+        start = time.perf_counter()
+        for _ in range(calls):
+            comm.Send(message, dest=MPI.PROC_NULL, tag=7)
+            comm.Recv(message, source=MPI.PROC_NULL, tag=7)
+        best = min(best, (time.perf_counter() - start) / calls)
+    return best
+
+
+def copy_seconds_per_byte(nbytes, batches=7):
+    """Seconds per byte of a local copy of ``nbytes`` (``memcpy`` through a memoryview), best of batches."""
+    src, dst = bytearray(b"\x01" * nbytes), bytearray(nbytes)
+    view_src, view_dst = memoryview(src), memoryview(dst)
+    best = float("inf")
+    for _ in range(batches):
+        reps = 20
+        start = time.perf_counter()
+        for _ in range(reps):
+            view_dst[:] = view_src
+        best = min(best, (time.perf_counter() - start) / reps)
+    return best / nbytes
 
 
 # --- Section 3.8: all-reduce -------------------------------------------------------------------------
@@ -259,7 +293,7 @@ def allreduce(world, cfg):
     for i in range(1, len(send)):
         send[i] = 1.0 + (world.rank + i) % 7
 
-    gamma = None
+    gamma = copy = None
     if world.rank == 0:                         # MPI's reduction, on one rank while the others sleep
         acc = array("f", bytes(cfg["gamma_bytes"]))
         src = array("f", bytes(cfg["gamma_bytes"]))
@@ -272,6 +306,7 @@ def allreduce(world, cfg):
                 MPI.SUM.Reduce_local([src, count, MPI.FLOAT], [acc, count, MPI.FLOAT])
             best = min(best, (time.perf_counter() - start) / reps)
         gamma = best / cfg["gamma_bytes"]
+        copy = copy_seconds_per_byte(cfg["gamma_bytes"])
     quiet_barrier(world)
 
     seconds, barrier = {}, {}
@@ -311,7 +346,7 @@ def allreduce(world, cfg):
         quiet_barrier(world)
     if world.rank != 0:
         return None
-    return {"seconds": seconds, "gamma": gamma, "barrier": barrier}
+    return {"seconds": seconds, "gamma": gamma, "copy": copy, "barrier": barrier}
 
 
 LABS = {"scaling": scaling, "pingpong": pingpong, "allreduce": allreduce}
