@@ -359,30 +359,39 @@ def fit_protocols(nbytes, seconds, eager_limit) -> ProtocolFits:
 class CrossoverReading(NamedTuple):
     """Whether two algorithms' measured times cross, read against the run-to-run spread."""
 
-    status: str  #: "resolved", "first wins", "second wins", "unresolved" or "contradictory"
-    low: float | None  #: bytes: the largest size the first algorithm clearly wins (when resolved)
-    high: float | None  #: bytes: the smallest size the second clearly wins (when resolved)
+    status: str  #: "resolved" (one crossing), "several", "first wins", "second wins" or "unresolved"
+    brackets: tuple  #: ((low, high, winner above), ...): each change of the clear winner, in bytes
     clear_first: np.ndarray  #: True where every run of the first beat every run of the second
     clear_second: np.ndarray  #: the other way round
 
     @property
+    def low(self) -> float | None:
+        """The first crossing's bracket: the last size clearly won before it (bytes), or None."""
+        return self.brackets[0][0] if self.brackets else None
+
+    @property
+    def high(self) -> float | None:
+        """The first size clearly won after the first crossing (bytes), or None."""
+        return self.brackets[0][1] if self.brackets else None
+
+    @property
     def size(self) -> float | None:
-        """The crossover's best single value: the geometric middle of its bracket, or None."""
-        if self.status != "resolved":
+        """The first crossing's best single value: the geometric middle of its bracket, or None."""
+        if not self.brackets:
             return None
         return float(np.sqrt(self.low * self.high))
 
 
 def resolve_crossover(nbytes, runs_first, runs_second) -> CrossoverReading:
-    """Read a crossover from repeated timings only where the two algorithms differ beyond their spread.
+    """Read crossovers from repeated timings only where the two algorithms differ beyond their spread.
 
     At each size an algorithm *clearly* wins when its slowest run is faster than the other's
-    fastest run. The crossover is *resolved* when the first algorithm clearly wins some size, the
-    second clearly wins some larger size, and no clear win of the second lies below a clear win of
-    the first; it lies between the last clear win of the first and the first clear win of the second
-    (the bracket ``low`` to ``high``). Otherwise the reading says why there is none: one algorithm
-    wins every size it clearly wins (``first wins``, ``second wins``), no size is clear
-    (``unresolved``), or clear wins alternate (``contradictory``).
+    fastest run; at the other sizes the measurement cannot tell them apart. Walking up the sizes,
+    every change of the clear winner is a crossover, bracketed by the last size the one clearly won
+    and the first size the other clearly won. One change is ``resolved``; more than one is
+    ``several`` (a change of protocol can make the winner change twice; each bracket is listed).
+    Without a change the reading says why: one algorithm wins every size that is clear (``first
+    wins``, ``second wins``), or no size is clear (``unresolved``).
 
     Parameters
     ----------
@@ -415,14 +424,10 @@ def resolve_crossover(nbytes, runs_first, runs_second) -> CrossoverReading:
         raise ValueError("nbytes must hold at least two sizes, increasing")
     first = a.max(axis=0) < b.min(axis=0)
     second = b.max(axis=0) < a.min(axis=0)
-    if not first.any() and not second.any():
-        return CrossoverReading("unresolved", None, None, first, second)
-    if not second.any():
-        return CrossoverReading("first wins", None, None, first, second)
-    if not first.any():
-        return CrossoverReading("second wins", None, None, first, second)
-    last_first = int(np.flatnonzero(first)[-1])
-    first_second = int(np.flatnonzero(second)[0])
-    if first_second < last_first:
-        return CrossoverReading("contradictory", None, None, first, second)
-    return CrossoverReading("resolved", float(n[last_first]), float(n[first_second]), first, second)
+    clear = [(float(n[i]), "first" if first[i] else "second") for i in range(n.size) if first[i] or second[i]]
+    brackets = tuple((lo, hi, who) for (lo, was), (hi, who) in zip(clear, clear[1:]) if who != was)
+    if brackets:
+        return CrossoverReading("resolved" if len(brackets) == 1 else "several", brackets, first, second)
+    if not clear:
+        return CrossoverReading("unresolved", (), first, second)
+    return CrossoverReading(f"{clear[0][1]} wins", (), first, second)

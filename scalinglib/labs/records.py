@@ -362,8 +362,8 @@ class Crossover(NamedTuple):
     measured: float | None  #: bytes where the measured times cross (None: they do not, in the range measured)
     predicted: float | None  #: bytes where the model's times cross (None: never, or no model)
     status: str = ""  #: how the measurement reads against the run-to-run spread (see resolve_crossover)
-    low: float | None = None  #: the bracket of a resolved crossover, bytes
-    high: float | None = None
+    brackets: tuple = ()  #: every measured change of the clear winner: (low, high, winner above) in bytes
+    crossings: tuple = ()  #: every size where the model's two times cross, bytes
 
 
 def model_crossings(nbytes, first, second) -> list[float]:
@@ -464,7 +464,7 @@ class AllreduceLab:
                 self.nbytes, lambda n: open_mpi_allreduce_time("recursive_doubling", k, n, costs),
                 lambda n, s=second: open_mpi_allreduce_time(s, k, n, costs))
             out.append(Crossover(k, "recursive_doubling", second, r.size, crossings[0] if crossings else None,
-                                 r.status, r.low, r.high))
+                                 r.status, r.brackets, tuple(crossings)))
         return out
 
     def comparison(self, costs: CollectiveCosts, k: int | None = None) -> str:

@@ -227,7 +227,7 @@ def _sizes(name, sizes, default, multiple=1):
     return values
 
 
-def pingpong(*, transport=None, sizes=None, repeats=5, target_seconds=0.002, reference=True, benchmark=None,
+def pingpong(*, transport=None, sizes=None, repeats=5, target_seconds=0.002, reference=None, benchmark=None,
              reference_runs=5, hostfile=None, launcher="mpiexec", mpiexec=None, mpiexec_args=(), start_timeout=60.0,
              timeout=300.0) -> PingPongLab:
     """One-way message times between two MPI ranks by ping-pong, and alpha and beta fitted to them.
@@ -250,9 +250,9 @@ def pingpong(*, transport=None, sizes=None, repeats=5, target_seconds=0.002, ref
         Timed batches per size, 1 to 100 (default 5).
     target_seconds : float
         Rough length of one batch, between 1e-4 and 1 s (default 0.002).
-    reference : bool
+    reference : bool, optional
         Also run an established ping-pong written in C on the same transport, right after the lab
-        (default True): OSU's ``osu_latency`` when found, else a C ping-pong with its method
+        (by default on this machine, not on a cluster): OSU's ``osu_latency`` when found, else a C ping-pong with its method
         compiled with ``mpicc`` (see :mod:`scalinglib.labs.reference`). When neither can run, the
         lab says why in a note and goes on without it.
     benchmark : str, optional
@@ -277,8 +277,10 @@ def pingpong(*, transport=None, sizes=None, repeats=5, target_seconds=0.002, ref
     config = {"sizes": values, "repeats": repeats, "target": target, "min_ranks": 2}
     out, launch = run_ranks("pingpong", config, 2, mca=TRANSPORTS[transport], **options)
     ref = None
+    if reference is None:
+        reference = _local(hostfile)
     if reference is not True and reference is not False:
-        raise TypeError(f"reference must be True or False; got {reference!r}")
+        raise TypeError(f"reference must be True, False or None; got {reference!r}")
     if reference and launcher == "mpiexec":
         runs = _bounded("reference_runs", reference_runs, 1, 20, int)
         if quick_measurements():
