@@ -934,3 +934,18 @@ def test_eager_limit_is_read_from_ompi_info():
 def test_real_reference_pingpong_runs_the_c_stand_in_or_osu():
     ref = labs.reference_pingpong([8, 64], mca=labs.TRANSPORTS["shm"], runs=1, iterations=20)
     assert ref.seconds.shape == (1, 2) and np.all(ref.best > 0) and ref.nbytes.tolist() == [8, 64]
+
+
+def test_open_mpi_figures_draw_from_synthetic_records():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    c = _costs()
+    fig = plt.figure(figsize=(8, 3))
+    ax_t, ax_d = labs.plots.open_mpi_allreduce_figure(fig, open_mpi_allreduce_lab(c), c)
+    assert ax_d.get_yscale() == "symlog" and len(ax_t.lines) >= 2
+    fig2 = plt.figure(figsize=(8, 3))
+    ax_t, _ = labs.plots.pingpong_figure(fig2, protocol_pingpong(c))
+    assert any("rendezvous" in (line.get_label() or "") for line in ax_t.lines)
+    plt.close(fig)
+    plt.close(fig2)
