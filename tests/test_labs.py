@@ -949,3 +949,15 @@ def test_open_mpi_figures_draw_from_synthetic_records():
     assert any("rendezvous" in (line.get_label() or "") for line in ax_t.lines)
     plt.close(fig)
     plt.close(fig2)
+
+
+def test_sizes_whose_batches_all_waited_are_left_out_of_the_crossover():
+    c = _costs(copy=0.0, gamma=0.0, rendezvous=0.0)            # recursive doubling wins every size by one alpha
+    ar = open_mpi_allreduce_lab(c, seed=2, noise=0.005)
+    assert ar.open_mpi_crossovers(c)[0].status == "first wins"
+    ar.seconds[0, 0, :, 3] = 0.02                              # every recursive-doubling batch at 64 B waited
+    assert ar.held_up("recursive_doubling", 2, c)[3] and ar.open_mpi_crossovers(c)[0].status == "first wins"
+    assert ar.reading("recursive_doubling", "ring", 2).status == "several"     # without the model, a false change
+    assert "* more than 3 times the model" in ar.comparison(c)
+    with pytest.raises(ValueError, match="skip"):
+        labs.resolve_crossover([1, 2], [[1, 1]], [[2, 2]], skip=[True])

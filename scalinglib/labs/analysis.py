@@ -382,7 +382,7 @@ class CrossoverReading(NamedTuple):
         return float(np.sqrt(self.low * self.high))
 
 
-def resolve_crossover(nbytes, runs_first, runs_second) -> CrossoverReading:
+def resolve_crossover(nbytes, runs_first, runs_second, skip=None) -> CrossoverReading:
     """Read crossovers from repeated timings only where the two algorithms differ beyond their spread.
 
     At each size an algorithm *clearly* wins when its slowest run is faster than the other's
@@ -399,6 +399,9 @@ def resolve_crossover(nbytes, runs_first, runs_second) -> CrossoverReading:
         Sizes in bytes, > 0, increasing.
     runs_first, runs_second : array_like
         Times, > 0, shape (runs, sizes): one row per repeat.
+    skip : array_like of bool, optional
+        Sizes to leave out, one flag per size: those where every batch of either algorithm was held
+        up (on a busy machine, waiting for a CPU), whose timings say nothing about the algorithms.
 
     Returns
     -------
@@ -424,6 +427,11 @@ def resolve_crossover(nbytes, runs_first, runs_second) -> CrossoverReading:
         raise ValueError("nbytes must hold at least two sizes, increasing")
     first = a.max(axis=0) < b.min(axis=0)
     second = b.max(axis=0) < a.min(axis=0)
+    if skip is not None:
+        left_out = np.asarray(skip, dtype=bool)
+        if left_out.shape != n.shape:
+            raise ValueError(f"skip must hold one flag per size; got shape {left_out.shape}")
+        first, second = first & ~left_out, second & ~left_out
     clear = [(float(n[i]), "first" if first[i] else "second") for i in range(n.size) if first[i] or second[i]]
     brackets = tuple((lo, hi, who) for (lo, was), (hi, who) in zip(clear, clear[1:]) if who != was)
     if brackets:

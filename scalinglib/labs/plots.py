@@ -230,7 +230,7 @@ def open_mpi_allreduce_figure(fig, lab: AllreduceLab, costs: CollectiveCosts, k:
     b, _ = lab._index("recursive_doubling", k)
     diff = (lab.seconds[a, j] - lab.seconds[b, j]) * 1e6
     model = (lab.open_mpi_model("ring", k, costs) - lab.open_mpi_model("recursive_doubling", k, costs)) * 1e6
-    reading = lab.reading("recursive_doubling", "ring", k)
+    reading = lab.reading("recursive_doubling", "ring", k, costs)
     unclear = ~(reading.clear_first | reading.clear_second)
     ax_d.axhline(0, color=COLORS["grey"], linewidth=0.8)
     ax_d.plot(n, np.median(diff, axis=0), marker="o", linestyle="none", color=COLORS["blue"],

@@ -37,6 +37,8 @@ __all__ = ["ScalingLab", "PingPongLab", "AllreduceLab", "Crossover", "format_byt
 
 #: An all-reduce time more than this many times its model is marked as held up (:meth:`AllreduceLab.stalled`).
 STALL_RATIO = 10.0
+#: The same against the Open MPI model, which describes the measured schedules closely (:meth:`AllreduceLab.held_up`).
+HELD_UP_RATIO = 3.0
 
 
 def format_bytes(n: float) -> str:
@@ -445,11 +447,20 @@ class AllreduceLab:
         """Open MPI 5.0's fixed choice at every measured size on K ranks."""
         return [open_mpi_allreduce_choice(k, n) for n in self.nbytes]
 
-    def reading(self, first: str, second: str, k: int) -> CrossoverReading:
-        """:func:`resolve_crossover` of two measured algorithms on K ranks, over every batch."""
+    def held_up(self, algorithm: str, k: int, costs: CollectiveCosts) -> np.ndarray:
+        """True at the sizes whose best batch took more than :data:`HELD_UP_RATIO` times the Open MPI model:
+        every batch waited (for a CPU, on a busy machine), so the size says nothing about the algorithm."""
+        model = self.open_mpi_model(algorithm, k, costs)
+        with np.errstate(invalid="ignore"):
+            return np.isfinite(model) & (self.best(algorithm, k) > HELD_UP_RATIO * model)
+
+    def reading(self, first: str, second: str, k: int, costs: CollectiveCosts | None = None) -> CrossoverReading:
+        """:func:`resolve_crossover` of two measured algorithms on K ranks, over every batch; with ``costs``,
+        the sizes where either was held up (:meth:`held_up`) are left out."""
         a, j = self._index(first, k)
         b, _ = self._index(second, k)
-        return resolve_crossover(self.nbytes, self.seconds[a, j], self.seconds[b, j])
+        skip = None if costs is None else self.held_up(first, k, costs) | self.held_up(second, k, costs)
+        return resolve_crossover(self.nbytes, self.seconds[a, j], self.seconds[b, j], skip)
 
     def open_mpi_crossovers(self, costs: CollectiveCosts, k: int | None = None) -> list[Crossover]:
         """Recursive doubling against the ring and against Rabenseifner's algorithm on K ranks: the measured
@@ -459,7 +470,7 @@ class AllreduceLab:
         for second in ("ring", "rabenseifner"):
             if second not in self.algorithms or "recursive_doubling" not in self.algorithms:
                 continue
-            r = self.reading("recursive_doubling", second, k)
+            r = self.reading("recursive_doubling", second, k, costs)
             crossings = model_crossings(
                 self.nbytes, lambda n: open_mpi_allreduce_time("recursive_doubling", k, n, costs),
                 lambda n, s=second: open_mpi_allreduce_time(s, k, n, costs))
@@ -477,6 +488,7 @@ class AllreduceLab:
             head += f" {'its time':>10}"
         rows = [f"all-reduce on K = {k} ranks over {self.transport}: best time (Open MPI model)", head]
         models = {a: self.open_mpi_model(a, k, costs) for a in forced}
+        held = {a: self.held_up(a, k, costs) for a in forced}
         picks = self.choices(k)
         for i, n in enumerate(self.nbytes):
             cells = []
@@ -484,11 +496,15 @@ class AllreduceLab:
                 cell = _us(self.best(a, k)[i])
                 if np.isfinite(models[a][i]):
                     cell += f" ({_us(models[a][i]).replace(' us', '')})"
+                cell += "*" if held[a][i] else " "
                 cells.append(f" {cell:>20}")
             row = f"{format_bytes(n):>9}" + "".join(cells) + f" {picks[i]:>19}"
             if self.CHOICE in self.algorithms:
                 row += f" {_us(self.best(self.CHOICE, k)[i]):>10}"
             rows.append(row)
+        if any(h.any() for h in held.values()):
+            rows.append(f"* more than {HELD_UP_RATIO:g} times the model: every batch waited (for a CPU); left out of "
+                        "the crossovers")
         return "\n".join(rows)
 
     def _index(self, algorithm: str, k: int) -> tuple[int, int]:

@@ -128,7 +128,7 @@ def find_reference(benchmark=None, mpiexec=None) -> tuple[str, Path]:
     return C_NAME, _compile(mpicc)
 
 
-def reference_pingpong(sizes, *, mca=(), runs=3, benchmark=None, mpiexec=None, timeout=300.0, iterations=2000,
+def reference_pingpong(sizes, *, mca=(), runs=3, benchmark=None, mpiexec=None, timeout=300.0, iterations=200,
                        extra_args=()) -> ReferencePingPong:
     """Run the reference benchmark ``runs`` times on two ranks and keep the sizes in ``sizes``.
 
@@ -145,7 +145,8 @@ def reference_pingpong(sizes, *, mca=(), runs=3, benchmark=None, mpiexec=None, t
     timeout : float
         Seconds for each run, > 0.
     iterations : int
-        Timed round trips per size up to 8 KiB (a tenth above), >= 10 (default 2,000).
+        Timed round trips per size up to 8 KiB (a tenth above), >= 10 (default 200: short runs, so that
+        fewer of them are slowed down by other programs; the fastest run per size is kept).
 
     Returns
     -------

@@ -228,7 +228,7 @@ def _sizes(name, sizes, default, multiple=1):
 
 
 def pingpong(*, transport=None, sizes=None, repeats=5, target_seconds=0.002, reference=None, benchmark=None,
-             reference_runs=5, hostfile=None, launcher="mpiexec", mpiexec=None, mpiexec_args=(), start_timeout=60.0,
+             reference_runs=9, hostfile=None, launcher="mpiexec", mpiexec=None, mpiexec_args=(), start_timeout=60.0,
              timeout=300.0) -> PingPongLab:
     """One-way message times between two MPI ranks by ping-pong, and alpha and beta fitted to them.
 
@@ -258,7 +258,7 @@ def pingpong(*, transport=None, sizes=None, repeats=5, target_seconds=0.002, ref
     benchmark : str, optional
         Path of ``osu_latency``.
     reference_runs : int
-        Runs of the reference, 1 to 20 (default 5); its fastest run per size is kept.
+        Runs of the reference, 1 to 20 (default 9); its fastest run per size is kept.
     hostfile, launcher, mpiexec, mpiexec_args, start_timeout, timeout :
         Where and how to launch. With a hostfile, add ``mpiexec_args=["--map-by", "node"]`` to put
         the two ranks on two nodes.
@@ -288,7 +288,7 @@ def pingpong(*, transport=None, sizes=None, repeats=5, target_seconds=0.002, ref
         try:
             ref = reference_pingpong(values, mca=TRANSPORTS[transport], runs=runs, benchmark=benchmark,
                                      mpiexec=mpiexec, timeout=options["timeout"],
-                                     iterations=100 if quick_measurements() else 1000,
+                                     iterations=100 if quick_measurements() else 200,
                                      extra_args=options["extra_args"]
                                      + (("--hostfile", str(hostfile)) if hostfile is not None else ()))
         except (MPILaunchError, OSError) as err:
