@@ -215,7 +215,7 @@ class PingPongLab:
     rank_startup: np.ndarray
     launch: LaunchInfo
     notes: list[str] = field(default_factory=list)
-    python_call: float | None = None  #: seconds of an mpi4py Send and Recv that move nothing (the Python layer)
+    python_call: float | None = None  #: seconds per message of the lab's loops run against MPI.PROC_NULL (Python's share)
     eager_limit: float | None = None  #: bytes, header included, from ompi_info (None: unknown)
     reference: ReferencePingPong | None = None  #: the established benchmark, run beside the lab
 
@@ -272,8 +272,8 @@ class PingPongLab:
                     lines.append(f"{who}, {side}: alpha = {fit.alpha * 1e6:.2f} us, beta = {fit.beta * 1e9:.4f} ns/B "
                                  f"(1/beta = {fit.bandwidth / 1e9:.2f} GB/s)")
         if self.python_call is not None:
-            lines.append(f"the Python layer: one mpi4py Send and one Recv that move nothing cost "
-                         f"{self.python_call * 1e6:.2f} us together")
+            lines.append(f"the Python layer: the lab's loops with sends and receives that move nothing (MPI.PROC_NULL) "
+                         f"cost {self.python_call * 1e6:.2f} us per message")
         ref = self.reference_best
         if ref is not None and np.isfinite(ref[0]):
             lines.append(f"at {format_bytes(self.nbytes[0])}: lab {_us(self.best[0])}, reference {_us(ref[0])}, "
@@ -404,13 +404,13 @@ class AllreduceLab:
 
     CHOICE = "ignore"  #: the job in which Open MPI chose by its fixed rules (no algorithm forced)
 
-    def costs(self, pingpong: PingPongLab, k: int | None = None, small: int = 3) -> CollectiveCosts:
+    def costs(self, pingpong: PingPongLab, k: int | None = None, small: int = 6) -> CollectiveCosts:
         """The constants the all-reduce pays, from this lab's own smallest sizes and the ping-pong's slopes.
 
-        ``alpha`` is the time of one more message inside the collective: at each of the ``small``
-        smallest sizes, the ring's best time minus recursive doubling's over the difference in their
-        message counts (``2(K - 1)`` against ``lg K``), the median over those sizes. ``call`` is what
-        remains of recursive doubling's time there: the Python call and Open MPI's dispatch. The
+        ``alpha`` is the time of one more message inside the collective: over the ``small`` smallest
+        sizes, the ring's fastest time minus recursive doubling's, over the difference in their
+        message counts (``2(K - 1)`` against ``lg K``). ``call`` is what remains of recursive
+        doubling's time there: the Python call and Open MPI's dispatch. The
         rendezvous's extra latency and the two slopes come from the ping-pong's per-protocol fits
         (the Python layer cancels in the difference of the two latencies); ``gamma`` and ``copy`` from
         rank 0's own timing.
@@ -425,9 +425,11 @@ class AllreduceLab:
             raise ValueError("the ping-pong needs a fit on each side of its eager limit")
         steps = k.bit_length() - 1
         extra = 2 * (k - 1) - steps
-        ring, rd = self.best("ring", k)[:small], self.best("recursive_doubling", k)[:small]
-        alpha = float(np.median((ring - rd) / extra))
-        call = float(np.median(rd - steps * alpha))
+        # the fastest of the small sizes: their byte terms are negligible, and a size whose batches all
+        # waited for a CPU only ever reads slower
+        ring, rd = self.best("ring", k)[:small].min(), self.best("recursive_doubling", k)[:small].min()
+        alpha = float((ring - rd) / extra)
+        call = float(rd - steps * max(alpha, 0.0))
         return CollectiveCosts(call=max(call, 0.0), alpha=max(alpha, 0.0), eager_limit=fits.eager_limit,
                                rendezvous=max(fits.rendezvous.alpha - fits.eager.alpha, 0.0),
                                beta_eager=fits.eager.beta, beta_rendezvous=fits.rendezvous.beta,
