@@ -36,6 +36,8 @@ allreduce           ring                2(p - 1)           2(p-1)/p         (p-1
 allreduce           binomial_tree       2 ceil(lg p)       2 ceil(lg p)     ceil(lg p)
 allreduce           recursive_doubling  lg p               lg p             lg p
 allreduce           rabenseifner        2 lg p             2(p-1)/p         (p-1)/p
+alltoall            pairwise            p - 1              (p-1)/p          0
+alltoall            bruck               ceil(lg p)         ceil(lg p)/2     0
 ==================  ==================  =================  ===============  ==============
 
 Notes on the table:
@@ -50,6 +52,12 @@ Notes on the table:
   all-gather (Patarasuk and Yuan 2009 prove its bandwidth term optimal).
 * ``binomial_tree`` all-reduce is a binomial-tree reduce then a binomial-tree
   broadcast, the old MPICH all-reduce.
+* All-to-all: every rank holds ``n`` bytes, ``n/p`` for each rank (itself
+  included), and ends with the ``n/p`` that every rank holds for it. The
+  pairwise exchange sends one block to a different partner at each of ``p - 1``
+  steps; Bruck's algorithm sends half of the buffer at each of ``ceil(lg p)``
+  steps (exact for ``p`` a power of two; its local rotations are left out).
+  Thakur et al. (2005) give both.
 
 **What n is.** ``nbytes`` is always the size of the whole buffer on each
 rank: the data broadcast (broadcast); each rank's input vector, which is also
@@ -133,7 +141,7 @@ __all__ = [
 ]
 
 #: The collectives this module prices, in the order the book introduces them.
-COLLECTIVES: tuple[str, ...] = ("broadcast", "reduce", "allgather", "reduce_scatter", "allreduce")
+COLLECTIVES: tuple[str, ...] = ("broadcast", "reduce", "allgather", "reduce_scatter", "allreduce", "alltoall")
 
 #: Algorithms modelled for each collective; the first is the default of :func:`collective_time`.
 ALGORITHMS: dict[str, tuple[str, ...]] = {
@@ -142,6 +150,7 @@ ALGORITHMS: dict[str, tuple[str, ...]] = {
     "allgather": ("ring", "recursive_doubling"),
     "reduce_scatter": ("ring", "recursive_halving"),
     "allreduce": ("ring", "binomial_tree", "recursive_doubling", "rabenseifner"),
+    "alltoall": ("pairwise", "bruck"),
 }
 
 #: (collective, algorithm) pairs that need p to be a power of two.
@@ -156,7 +165,8 @@ POWER_OF_TWO_ONLY: frozenset[tuple[str, str]] = frozenset(
 )
 
 _COLLECTIVE_ALIASES = {"bcast": "broadcast", "allgather": "allgather", "reducescatter": "reduce_scatter",
-                       "allreduce": "allreduce", "broadcast": "broadcast", "reduce": "reduce"}
+                       "allreduce": "allreduce", "broadcast": "broadcast", "reduce": "reduce",
+                       "alltoall": "alltoall"}
 _ALGORITHM_ALIASES = {
     "ring": "ring",
     "binomialtree": "binomial_tree",
@@ -169,6 +179,9 @@ _ALGORITHM_ALIASES = {
     "halvingdoubling": "rabenseifner",
     "scatterallgather": "scatter_allgather",
     "vandegeijn": "scatter_allgather",
+    "pairwise": "pairwise",
+    "pairwiseexchange": "pairwise",
+    "bruck": "bruck",
 }
 
 
@@ -393,6 +406,8 @@ _TERMS = {
     ("allreduce", "binomial_tree"): lambda p: (2.0 * _clg(p), 2.0 * _clg(p), _clg(p)),
     ("allreduce", "recursive_doubling"): lambda p: (_lg(p), _lg(p), _lg(p)),
     ("allreduce", "rabenseifner"): lambda p: (2.0 * _lg(p), 2.0 * _f(p), _f(p)),
+    ("alltoall", "pairwise"): lambda p: (p - 1.0, _f(p), _zero(p)),
+    ("alltoall", "bruck"): lambda p: (_clg(p), 0.5 * _clg(p), _zero(p)),
 }
 
 
@@ -495,10 +510,10 @@ def collective_time(collective, nbytes, p, alpha, beta, gamma=0.0, algorithm=Non
     35.07
     >>> collective_time("allreduce", 1e9, 1, 5e-6, 1 / 50e9)
     0.0
-    >>> collective_time("alltoall", 1e6, 8, 5e-6, 1e-10)
+    >>> collective_time("scatter", 1e6, 8, 5e-6, 1e-10)
     Traceback (most recent call last):
         ...
-    ValueError: collective must be one of 'broadcast', 'reduce', 'allgather', 'reduce_scatter', 'allreduce'; got 'alltoall'
+    ValueError: collective must be one of 'broadcast', 'reduce', 'allgather', 'reduce_scatter', 'allreduce', 'alltoall'; got 'scatter'
     """
     coll = _collective(collective)
     alg = _algorithm(coll, algorithm)
@@ -560,6 +575,7 @@ def collective_lower_bound(collective, nbytes, p, alpha, beta, gamma=0.0):
     allgather       (p-1)/p              0
     reduce_scatter  (p-1)/p              (p-1)/p
     allreduce       2(p-1)/p             (p-1)/p
+    alltoall        (p-1)/p              0
     ==============  ===================  ==================
 
     No single algorithm need reach all three terms at once.
@@ -601,6 +617,7 @@ def collective_lower_bound(collective, nbytes, p, alpha, beta, gamma=0.0):
         "allgather": (f, 0.0 * f),
         "reduce_scatter": (f, f),
         "allreduce": (2.0 * f, f),
+        "alltoall": (f, 0.0 * f),
     }[coll]
     return scalar_or_array(clg * ab + bw * nb * bb + red * nb * gb, n, pp, a, b, g)
 
@@ -909,6 +926,7 @@ def bus_bandwidth_factor(collective, p):
     ==============  ==========
     allreduce       2(p-1)/p
     reduce_scatter  (p-1)/p
+    alltoall        (p-1)/p
     allgather       (p-1)/p
     broadcast       1
     reduce          1
@@ -955,7 +973,7 @@ def bus_bandwidth_factor(collective, p):
 
 def _bus_factor(coll: str, pp):
     f = (pp - 1.0) / pp
-    return {"allreduce": 2.0 * f, "reduce_scatter": f, "allgather": f,
+    return {"allreduce": 2.0 * f, "reduce_scatter": f, "allgather": f, "alltoall": f,
             "broadcast": np.ones_like(f), "reduce": np.ones_like(f)}[coll]
 
 

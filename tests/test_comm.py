@@ -42,6 +42,8 @@ def closed_form(collective, algorithm, n, p, alpha, beta, gamma):
         ("allreduce", "binomial_tree"): 2 * clg * (alpha + n * beta) + clg * n * gamma,
         ("allreduce", "recursive_doubling"): lg * (alpha + n * beta + n * gamma),
         ("allreduce", "rabenseifner"): 2 * lg * alpha + 2 * f * n * beta + f * n * gamma,
+        ("alltoall", "pairwise"): (p - 1) * alpha + f * n * beta,
+        ("alltoall", "bruck"): clg * alpha + clg * n / 2 * beta,
     }[(collective, algorithm)]
 
 
@@ -193,8 +195,8 @@ def test_arrays_broadcast_and_scalars_stay_floats():
 # --- names ---------------------------------------------------------------------------------------
 
 def test_unknown_names_are_refused_with_the_valid_ones():
-    with pytest.raises(ValueError, match="'broadcast', 'reduce', 'allgather', 'reduce_scatter', 'allreduce'"):
-        sl.collective_time("alltoall", 1e6, 8, ALPHA, BETA)
+    with pytest.raises(ValueError, match="'broadcast', 'reduce', 'allgather', 'reduce_scatter', 'allreduce', 'alltoall'"):
+        sl.collective_time("scatter", 1e6, 8, ALPHA, BETA)
     with pytest.raises(ValueError, match="'binomial_tree', 'scatter_allgather' for broadcast; got 'ring'"):
         sl.collective_time("broadcast", 1e6, 8, ALPHA, BETA, algorithm="ring")
     with pytest.raises(ValueError, match="'ring', 'recursive_doubling' for allgather"):
@@ -750,3 +752,12 @@ def test_the_models_bus_bandwidth_stays_below_one_over_beta():
             for n in (2.0**21, 2.0**30):
                 t = sl.collective_time("allreduce", n, k, alpha, beta, gamma, algorithm=algorithm)
                 assert sl.bus_bandwidth("allreduce", n, t, k) < 1 / beta
+
+
+def test_all_to_all_moves_the_bound_pairwise_and_half_the_buffer_per_step_by_bruck():
+    n, p = 2**26, 64
+    pairwise = sl.collective_time("alltoall", n, p, 0.0, BETA, algorithm="pairwise")
+    assert pairwise == sl.collective_lower_bound("alltoall", n, p, 0.0, BETA)
+    assert sl.collective_time("alltoall", n, p, 0.0, BETA, algorithm="bruck") == 3 * n * BETA
+    assert sl.collective_cost_terms("all-to-all", p, "bruck")[0] == 6 < sl.collective_cost_terms("alltoall", p)[0]
+    assert sl.bus_bandwidth_factor("alltoall", 8) == 0.875

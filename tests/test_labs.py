@@ -55,7 +55,7 @@ def synthetic_pingpong(alpha=1e-6, beta=1 / 5e9, repeats=5, seed=0, transport="s
 
 def synthetic_allreduce(alpha=2e-6, beta=1 / 4e9, gamma=5e-11, ks=(2, 4), repeats=3, seed=0, noise=0.03):
     rng = np.random.default_rng(seed)
-    algorithms = list(labs.DEFAULT_ALGORITHMS)
+    algorithms = ["recursive_doubling", "ring", "rabenseifner"]
     n = np.array(labs.DEFAULT_ALLREDUCE_SIZES, dtype=float)
     seconds = np.empty((len(algorithms), len(ks), repeats, n.size))
     for a, name in enumerate(algorithms):
@@ -216,7 +216,7 @@ def test_robust_fit_leaves_out_sizes_whose_batches_all_waited(seed):
 def test_pingpong_record_notes_medians_held_up_by_the_scheduler():
     lab = synthetic_pingpong()
     assert "median batch" not in lab.summary()
-    lab.seconds[[1, 2, 3], 2] = 0.012                            # three of five batches at 128 B waited
+    lab.seconds[[1, 2, 3], 4] = 0.012                            # three of five batches at 128 B waited
     assert "median batch took more than 10 times the best at 128 B:" in lab.summary()
 
 
@@ -226,7 +226,7 @@ def test_pingpong_record_says_which_sizes_it_left_out():
     assert "left out of the fit" in lab.summary() and "(left out)" in lab.table()
     assert lab.fit.alpha == pytest.approx(1e-6, rel=0.1)
     lab.seconds[:] = 1e-3                                       # flat: no line at all
-    assert "no fit:" in lab.summary() and "nan" in lab.table()
+    assert "no fit:" in lab.summary() and "1.00" not in lab.table()
 
 
 def test_one_wild_size_does_not_decide_the_crossover():
@@ -308,10 +308,11 @@ def test_a_held_up_size_is_marked_in_the_all_reduce_table():
     lab = synthetic_allreduce(alpha, beta, ks=(2,))
     clean = lab.table(2, alpha, beta)
     assert "*" not in clean and not lab.stalled("ring", 2, alpha, beta).any()
-    lab.seconds[1, 0, :, 7] = 0.02                             # every ring batch at 128 KiB waited for a CPU
+    i = int(np.flatnonzero(lab.nbytes == 2**17)[0])
+    lab.seconds[1, 0, :, i] = 0.02                             # every ring batch at 128 KiB waited for a CPU
     text = lab.table(2, alpha, beta)
     marked = [line for line in text.splitlines() if line.rstrip().endswith("*") or "* " in line]
-    assert lab.stalled("ring", 2, alpha, beta).tolist() == [i == 7 for i in range(lab.nbytes.size)]
+    assert lab.stalled("ring", 2, alpha, beta).tolist() == [j == i for j in range(lab.nbytes.size)]
     assert any(line.lstrip().startswith("128 KiB") for line in marked)
     assert "scheduler time slice" in text.splitlines()[-1]
     assert "*" not in lab.table(2)                              # no model, nothing to compare with
@@ -718,7 +719,8 @@ def test_a_job_that_runs_too_long_is_stopped():
 
 def test_real_pingpong_over_shared_memory_and_tcp():
     for transport in ("shm", "tcp"):
-        lab = labs.pingpong(transport=transport, sizes=[8, 1024, 65536], repeats=2, target_seconds=5e-4)
+        lab = labs.pingpong(transport=transport, sizes=[8, 1024, 65536], repeats=2, target_seconds=5e-4,
+                            reference=False)
         assert lab.seconds.shape == (2, 3) and np.all(lab.seconds > 0) and np.all(np.isfinite(lab.seconds))
         assert lab.rounds.shape == (3,) and np.all(lab.rounds >= 3)
         assert lab.launch.startup_seconds < lab.launch.wall_seconds
@@ -759,3 +761,203 @@ def test_real_oversubscribed_run_is_said_and_survives():
     assert lab.oversubscribed.tolist() == [False, True]
     assert "--oversubscribe" in lab.launch.command
     assert "oversubscribed" in lab.summary()
+
+
+# --- 3.8.6: protocols, the reference benchmark, Open MPI's schedules and choice (synthetic) -----------------
+
+
+def _costs(**change):
+    base = dict(call=0.6e-6, alpha=0.35e-6, eager_limit=4096.0, rendezvous=1.5e-6, beta_eager=0.25e-9,
+                beta_rendezvous=0.12e-9, gamma=0.04e-9, copy=0.05e-9)
+    return labs.CollectiveCosts(**(base | change))
+
+
+def open_mpi_allreduce_lab(costs, ks=(2,), repeats=3, seed=0, noise=0.02):
+    """All-reduce timings that follow the Open MPI model, with one-sided noise, and a measured copy time."""
+    rng = np.random.default_rng(seed)
+    algorithms = ["recursive_doubling", "ring", "rabenseifner", "ignore"]
+    n = np.array(labs.DEFAULT_ALLREDUCE_SIZES, dtype=float)
+    seconds = np.empty((len(algorithms), len(ks), repeats, n.size))
+    for a, name in enumerate(algorithms):
+        for j, k in enumerate(ks):
+            if name == "ignore":
+                model = np.array([labs.open_mpi_allreduce_time(labs.open_mpi_allreduce_choice(k, x), k, x, costs)
+                                  for x in n])
+            else:
+                model = labs.open_mpi_allreduce_time(name, k, n, costs)
+            seconds[a, j] = model * (1 + rng.exponential(noise, (repeats, n.size)))
+    return labs.AllreduceLab(algorithms=algorithms, algorithm_ids={"recursive_doubling": 3, "ring": 4,
+                                                                   "rabenseifner": 6, "ignore": 0},
+                             ids_source="test", ks=np.array(ks), nbytes=n, seconds=seconds, gamma=costs.gamma,
+                             barrier=np.full(len(ks), 2e-6), transport="shm", launches=[_launch()],
+                             copy=costs.copy)
+
+
+def protocol_pingpong(costs, python=0.4e-6, repeats=5, seed=0, reference=True):
+    """A ping-pong whose times follow the two protocols' lines, plus the Python layer; and a C reference without it."""
+    rng = np.random.default_rng(seed)
+    n = np.array(labs.DEFAULT_MESSAGE_SIZES, dtype=float)
+    wire = costs.message(n) + costs.call
+    seconds = (wire + python) * (1 + rng.exponential(0.02, (repeats, n.size)))
+    ref = None
+    if reference:
+        ref = labs.ReferencePingPong("C ping-pong", n, wire * (1 + rng.exponential(0.02, (3, n.size))), "mpiexec")
+    return labs.PingPongLab(transport="shm", nbytes=n, seconds=seconds, rounds=np.full(n.size, 100), barrier=1e-6,
+                            hosts=["a", "a"], rank_startup=np.array([0.2, 0.3]), launch=_launch(),
+                            python_call=python, eager_limit=costs.eager_limit, reference=ref)
+
+
+def test_open_mpi_fixed_rules_match_its_source_at_every_switch():
+    """Open MPI 5.0's coll_tuned_decision_fixed.c, commutative operations, at both sides of each limit."""
+    choice = labs.open_mpi_allreduce_choice
+    two = [(4, "ring"), (8, "recursive_doubling"), (4095, "recursive_doubling"), (4096, "ring"),
+           (8191, "ring"), (8192, "recursive_doubling"), (16384, "ring"), (65535, "ring"),
+           (65536, "segmented_ring"), (262143, "segmented_ring"), (262144, "rabenseifner")]
+    assert [choice(2, n) for n, _ in two] == [name for _, name in two]
+    assert choice(3, 100) == "recursive_doubling" and choice(4, 8) == "ring" and choice(4, 8192) == "rabenseifner"
+    assert [choice(8, n) for n in (4, 8191, 8192)] == ["recursive_doubling", "recursive_doubling", "rabenseifner"]
+    assert [choice(64, n) for n in (4, 262143, 262144)] == ["recursive_doubling"] * 2 + ["rabenseifner"]
+    assert [choice(300, n) for n in (4095, 4096)] == ["nonoverlapping", "rabenseifner"]
+    assert [choice(5000, n) for n in (2047, 4096, 20000, 40000)] == ["nonoverlapping", "segmented_ring",
+                                                                     "recursive_doubling", "rabenseifner"]
+    with pytest.raises(ValueError, match="k"):
+        choice(0, 8)
+
+
+def test_open_mpi_schedules_carry_the_copies_and_the_unsegmented_ring():
+    sched = labs.open_mpi_allreduce_schedule
+    rd, ring, rab = (sched(a, 2, 2**20) for a in ("recursive_doubling", "ring", "rabenseifner"))
+    assert rd.messages == (2.0**20,) and rd.copied == 2 * 2**20 and rd.reduced == 2**20
+    assert ring == rab and ring.messages == (2.0**19,) * 2 and ring.copied == 2**20 and ring.reduced == 2**19
+    assert sched("segmented_ring", 8, 2**20) == sched("ring", 8, 2**20)
+    assert len(sched("ring", 8, 2**20).messages) == 14 and len(sched("recursive_doubling", 8, 2**20).messages) == 3
+    assert sched("ring", 4, 8) == sched("recursive_doubling", 4, 8)   # fewer float32 elements than ranks
+    with pytest.raises(ValueError, match="power of two"):
+        sched("rabenseifner", 6, 1024)
+    with pytest.raises(ValueError, match="algorithm must be one of"):
+        sched("bruck", 2, 1024)
+
+
+def test_on_two_ranks_the_model_gap_is_one_message_against_half_an_addition_and_a_copy():
+    c = _costs()
+    for n in (8.0, 2**20):
+        gap = labs.open_mpi_allreduce_time("ring", 2, n, c) - labs.open_mpi_allreduce_time("recursive_doubling", 2, n, c)
+        two_halves = 2 * float(c.message(n / 2)) - float(c.message(n))
+        assert gap == pytest.approx(two_halves - n * c.gamma / 2 - n * c.copy)
+    with pytest.raises(TypeError, match="CollectiveCosts"):
+        labs.open_mpi_allreduce_time("ring", 2, 8, (1, 2))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_per_protocol_fits_and_the_python_layer_are_read_back(seed):
+    c = _costs()
+    lab = protocol_pingpong(c, seed=seed)
+    fits, ref = lab.protocol_fits, lab.reference_fits
+    assert fits.eager.beta == pytest.approx(c.beta_eager, rel=0.15)
+    assert fits.rendezvous.beta == pytest.approx(c.beta_rendezvous, rel=0.05)
+    assert fits.rendezvous.alpha - fits.eager.alpha == pytest.approx(c.rendezvous, rel=0.3)
+    assert fits.eager.alpha - ref.eager.alpha == pytest.approx(lab.python_call, rel=0.3)
+    text = str(lab)
+    assert "eager limit (ompi_info, header included): 4096 B" in text and "the Python layer:" in text
+    assert "C ping-pong, rendezvous: alpha" in text and "lab/ref" in lab.table()
+    rows = {line.split()[0] + line.split()[1]: line for line in lab.table().splitlines()[1:]}
+    assert "eager" in rows["2KiB"] and "rendezvous" in rows["4KiB"]         # 4 KiB and its header exceed the limit
+
+
+def test_a_lab_without_limit_or_reference_keeps_the_single_line():
+    lab = protocol_pingpong(_costs(), reference=False)
+    lab.eager_limit = None
+    assert lab.protocol_fits is None and lab.reference_best is None and "fit: alpha" in lab.summary()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_collectives_alpha_comes_from_its_own_small_sizes(seed):
+    c = _costs()
+    pp = protocol_pingpong(c, seed=seed)
+    ar = open_mpi_allreduce_lab(c, seed=seed)
+    got = ar.costs(pp)
+    assert got.alpha == pytest.approx(c.alpha, rel=0.25) and got.call == pytest.approx(c.call, rel=0.25)
+    assert got.gamma == c.gamma and got.copy == c.copy and got.eager_limit == 4096
+    model = ar.open_mpi_model("ring", 2, got)
+    assert np.all(np.abs(ar.best("ring", 2) / model - 1) < 0.2)
+    choice = ar.open_mpi_model("ignore", 2, got)
+    assert np.all(np.isfinite(choice))
+    text = ar.comparison(got)
+    assert "Open MPI picks" in text and "its time" in text and "segmented_ring" in text
+
+
+def test_crossover_is_reported_only_beyond_the_spread():
+    c = _costs(copy=0.0, gamma=0.0, rendezvous=0.0)                # two ranks: the ring pays one more alpha, always
+    ar = open_mpi_allreduce_lab(c, seed=1)
+    reads = ar.open_mpi_crossovers(c)
+    assert [r.second for r in reads] == ["ring", "rabenseifner"]
+    assert all(r.measured is None and r.status in ("first wins", "unresolved") for r in reads)
+    c = _costs(copy=0.2e-9)                                        # a slow copy: recursive doubling loses large sizes
+    ar = open_mpi_allreduce_lab(c, seed=1, noise=0.005)
+    r = ar.open_mpi_crossovers(c)[0]
+    assert r.status == "several" and len(r.brackets) == len(r.crossings) == 3     # the eager limit flips it twice
+    for (low, high, _), model in zip(r.brackets, r.crossings):
+        assert low < model < 1.1 * high and high / low <= 4          # a step at the limit can sit on its edge
+    assert [who for _, _, who in r.brackets] == ["second", "first", "second"]
+    c = _costs(copy=0.2e-9, rendezvous=0.0, beta_rendezvous=0.25e-9)           # one protocol: one crossing
+    r = open_mpi_allreduce_lab(c, seed=1, noise=0.005).open_mpi_crossovers(c)[0]
+    assert r.status == "resolved" and r.brackets[0][0] <= r.measured <= r.brackets[0][1]
+    noisy = open_mpi_allreduce_lab(c, seed=1, noise=1.0, repeats=5)
+    assert noisy.open_mpi_crossovers(c)[0].status in ("unresolved", "several", "resolved", "first wins", "second wins")
+
+
+def test_resolve_crossover_statuses():
+    n = [1e3, 1e4, 1e5]
+    a = [[1.0, 1.0, 1.0], [1.1, 1.1, 1.1]]
+    assert labs.resolve_crossover(n, a, [[2.0, 2.0, 2.0]]).status == "first wins"
+    assert labs.resolve_crossover(n, a, [[0.5, 0.5, 0.5]]).status == "second wins"
+    r = labs.resolve_crossover(n, [[1.0, 2.0, 1.0]], [[2.0, 1.0, 2.0]])
+    assert r.status == "several" and [w for _, _, w in r.brackets] == ["second", "first"] and r.size == pytest.approx(10**3.5)
+    with pytest.raises(ValueError, match="one column per size"):
+        labs.resolve_crossover(n, a, [[1.0, 1.0]])
+
+
+def test_parse_latency_output_reads_osu_and_the_c_stand_in():
+    osu = "# OSU MPI Latency Test v5.3\n# Size          Latency (us)\n0   0.43\n8   0.45\n4194304   1500.10\n"
+    got = labs.reference.parse_latency_output(osu)
+    assert list(got) == [0, 8, 4194304] and np.allclose(list(got.values()), [0.43e-6, 0.45e-6, 1500.10e-6])
+    assert labs.reference.parse_latency_output("8 1.5\nwarning: something\n") == {8: 1.5e-6}
+    with pytest.raises(TypeError, match="text"):
+        labs.reference.parse_latency_output(b"8 1.5")
+
+
+def test_eager_limit_is_read_from_ompi_info():
+    assert labs.eager_limit("shm") == 4096 and labs.eager_limit("auto") is None
+    assert labs.eager_limit("tcp") > 4096
+
+
+def test_real_reference_pingpong_runs_the_c_stand_in_or_osu():
+    ref = labs.reference_pingpong([8, 64], mca=labs.TRANSPORTS["shm"], runs=1, iterations=20)
+    assert ref.seconds.shape == (1, 2) and np.all(ref.best > 0) and ref.nbytes.tolist() == [8, 64]
+
+
+def test_open_mpi_figures_draw_from_synthetic_records():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    c = _costs()
+    fig = plt.figure(figsize=(8, 3))
+    ax_t, ax_d = labs.plots.open_mpi_allreduce_figure(fig, open_mpi_allreduce_lab(c), c)
+    assert ax_d.get_yscale() == "symlog" and len(ax_t.lines) >= 2
+    fig2 = plt.figure(figsize=(8, 3))
+    ax_t, _ = labs.plots.pingpong_figure(fig2, protocol_pingpong(c))
+    assert any("rendezvous" in (line.get_label() or "") for line in ax_t.lines)
+    plt.close(fig)
+    plt.close(fig2)
+
+
+def test_sizes_whose_batches_all_waited_are_left_out_of_the_crossover():
+    c = _costs(copy=0.0, gamma=0.0, rendezvous=0.0)            # recursive doubling wins every size by one alpha
+    ar = open_mpi_allreduce_lab(c, seed=2, noise=0.005)
+    assert ar.open_mpi_crossovers(c)[0].status == "first wins"
+    ar.seconds[0, 0, :, 3] = 0.02                              # every recursive-doubling batch at 64 B waited
+    assert ar.held_up("recursive_doubling", 2, c)[3] and ar.open_mpi_crossovers(c)[0].status == "first wins"
+    assert ar.reading("recursive_doubling", "ring", 2).status == "several"     # without the model, a false change
+    assert "* more than 3 times the model" in ar.comparison(c)
+    with pytest.raises(ValueError, match="skip"):
+        labs.resolve_crossover([1, 2], [[1, 1]], [[2, 2]], skip=[True])

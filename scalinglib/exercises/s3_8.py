@@ -157,6 +157,13 @@ register(
         hint="Same algbw; the all-gather factor is (K-1)/K.",
     ),
     Part(
+        "ex-3-8-3e",
+        lambda: algorithm_bandwidth(NCCL_NBYTES, NCCL_SECONDS) / LINKS["NVLink 4 (H100)"].bandwidth,
+        unit="fraction",
+        hint="With NVLS each GPU sends its n bytes once and receives the n-byte sum once: its traffic in each "
+        "direction is n / T, the algbw. Divide by 450 GB/s.",
+    ),
+    Part(
         "ex-3-8-4a",
         dp_allreduce_seconds,
         unit="s",

@@ -16,14 +16,18 @@ The notebook process never imports mpi4py: the ranks run :mod:`scalinglib.labs._
 and report their timings to it as JSON.
 """
 
-from . import plots
+from . import ompi, plots, reference
 from .analysis import (
+    CrossoverReading,
+    ProtocolFits,
     RobustAlphaBeta,
     ScalingFit,
     Spread,
     fit_alpha_beta_robust,
+    fit_protocols,
     measured_crossover,
     plateau_speedup,
+    resolve_crossover,
     scaling_fits,
     speedup_runs,
     spread,
@@ -39,7 +43,9 @@ from .launch import (
     run_ranks,
     slurm_allocation,
 )
+from .ompi import CollectiveCosts, open_mpi_allreduce_choice, open_mpi_allreduce_schedule, open_mpi_allreduce_time
 from .records import AllreduceLab, Crossover, PingPongLab, ScalingLab, format_bytes
+from .reference import ReferencePingPong, eager_limit, reference_pingpong
 from .run import (
     DEFAULT_ALGORITHMS,
     DEFAULT_ALLREDUCE_SIZES,
@@ -86,4 +92,17 @@ __all__ = [
     "RobustAlphaBeta",
     "format_bytes",
     "plots",
+    "ompi",
+    "reference",
+    "ProtocolFits",
+    "fit_protocols",
+    "CrossoverReading",
+    "resolve_crossover",
+    "CollectiveCosts",
+    "open_mpi_allreduce_choice",
+    "open_mpi_allreduce_schedule",
+    "open_mpi_allreduce_time",
+    "ReferencePingPong",
+    "reference_pingpong",
+    "eager_limit",
 ]

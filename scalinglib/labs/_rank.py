@@ -236,10 +236,56 @@ def pingpong(world, cfg):
                 seconds.append([t for t, _ in timed])
                 rounds_used.append(min(r for _, r in timed))
         barrier = barrier_seconds(pair)
+        call = python_call_seconds(pair, buf) if me == 0 else None
+        pair.Barrier()
         if me == 0:
-            result = {"seconds": seconds, "rounds": rounds_used, "barrier": barrier}
+            result = {"seconds": seconds, "rounds": rounds_used, "barrier": barrier, "python_call": call}
     quiet_barrier(world)
     return result
+
+
+def python_call_seconds(comm, buf, calls=300, batches=25):
+    """The Python layer's cost of one message of the ping-pong: its loops run against ``MPI.PROC_NULL``.
+
+    MPI returns at once for a send to or a receive from ``MPI.PROC_NULL``, so what remains is what
+    mpi4py and the interpreter add: the lab's loop bodies of both ranks (the calls, the clock, the
+    bookkeeping) for one round trip, halved for one message. Best of ``batches`` batches of ``calls``
+    round trips."""
+    from mpi4py import MPI
+    message = [memoryview(buf)[:8], MPI.BYTE]
+    nobody = MPI.PROC_NULL
+    best = float("inf")
+    for _ in range(batches):
+        rounds = []
+        start = previous = time.perf_counter()
+        for _ in range(calls):
+            last = len(rounds) + 1 >= MIN_ROUNDS and previous - start >= 1e9        # rank 0's body
+            buf[0] = 0 if last else 1
+            comm.Send(message, dest=nobody, tag=7)
+            comm.Recv(message, source=nobody, tag=7)
+            now = time.perf_counter()
+            rounds.append(now - previous)
+            previous = now
+            comm.Recv(message, source=nobody, tag=7)                                  # rank 1's body
+            comm.Send(message, dest=nobody, tag=7)
+            if buf[0] == 2:
+                break
+        best = min(best, (time.perf_counter() - start) / calls)
+    return best / 2
+
+
+def copy_seconds_per_byte(nbytes, batches=7):
+    """Seconds per byte of a local copy of ``nbytes`` (``memcpy`` through a memoryview), best of batches."""
+    src, dst = bytearray(b"\x01" * nbytes), bytearray(nbytes)
+    view_src, view_dst = memoryview(src), memoryview(dst)
+    best = float("inf")
+    for _ in range(batches):
+        reps = 20
+        start = time.perf_counter()
+        for _ in range(reps):
+            view_dst[:] = view_src
+        best = min(best, (time.perf_counter() - start) / reps)
+    return best / nbytes
 
 
 # --- Section 3.8: all-reduce -------------------------------------------------------------------------
@@ -259,7 +305,7 @@ def allreduce(world, cfg):
     for i in range(1, len(send)):
         send[i] = 1.0 + (world.rank + i) % 7
 
-    gamma = None
+    gamma = copy = None
     if world.rank == 0:                         # MPI's reduction, on one rank while the others sleep
         acc = array("f", bytes(cfg["gamma_bytes"]))
         src = array("f", bytes(cfg["gamma_bytes"]))
@@ -272,6 +318,7 @@ def allreduce(world, cfg):
                 MPI.SUM.Reduce_local([src, count, MPI.FLOAT], [acc, count, MPI.FLOAT])
             best = min(best, (time.perf_counter() - start) / reps)
         gamma = best / cfg["gamma_bytes"]
+        copy = copy_seconds_per_byte(cfg["gamma_bytes"])
     quiet_barrier(world)
 
     seconds, barrier = {}, {}
@@ -311,7 +358,7 @@ def allreduce(world, cfg):
         quiet_barrier(world)
     if world.rank != 0:
         return None
-    return {"seconds": seconds, "gamma": gamma, "barrier": barrier}
+    return {"seconds": seconds, "gamma": gamma, "copy": copy, "barrier": barrier}
 
 
 LABS = {"scaling": scaling, "pingpong": pingpong, "allreduce": allreduce}

@@ -22,7 +22,8 @@ from ..laws import fit_amdahl, karp_flatt
 from ..usl import fit_usl
 
 __all__ = ["Spread", "spread", "speedup_runs", "plateau_speedup", "ScalingFit", "scaling_fits",
-           "measured_crossover", "RobustAlphaBeta", "fit_alpha_beta_robust"]
+           "measured_crossover", "RobustAlphaBeta", "fit_alpha_beta_robust", "ProtocolFits", "fit_protocols",
+           "CrossoverReading", "resolve_crossover"]
 
 #: The weight of one size in :func:`measured_crossover` is capped at this |log ratio| (a 65% difference).
 _CLEAR = float(np.log(1.65))
@@ -298,3 +299,143 @@ def fit_alpha_beta_robust(nbytes, seconds, *, ratio=2.0, max_dropped=None) -> Ro
         keep[worst] = False
         fit = fit_alpha_beta(n[keep], t[keep])
     return RobustAlphaBeta(fit.alpha, fit.beta, keep)
+
+
+class ProtocolFits(NamedTuple):
+    """alpha and beta fitted on each side of the eager limit: ``None`` where too few sizes lie there."""
+
+    eager_limit: float  #: bytes: sizes below go eagerly, sizes at or above by rendezvous
+    eager: RobustAlphaBeta | None
+    rendezvous: RobustAlphaBeta | None
+
+    def model(self, nbytes) -> np.ndarray:
+        """Each size's time on its own side's line (NaN where that side has no fit)."""
+        n = np.asarray(nbytes, dtype=float)
+        out = np.full(n.shape, np.nan)
+        for fit, side in ((self.eager, n < self.eager_limit), (self.rendezvous, n >= self.eager_limit)):
+            if fit is not None:
+                out[side] = fit.alpha + n[side] * fit.beta
+        return out
+
+
+def fit_protocols(nbytes, seconds, eager_limit) -> ProtocolFits:
+    """``t = alpha + n beta`` fitted separately below the eager limit and at or above it.
+
+    Below the limit a message is copied out at once (eager); from the limit up the sender first
+    waits for the receiver (rendezvous) and the bytes then move by another path. One straight line
+    across the limit mixes two protocols. Each side uses :func:`fit_alpha_beta_robust` and needs
+    three sizes or more.
+
+    Parameters
+    ----------
+    nbytes, seconds : array_like
+        Sizes in bytes (> 0) and one-way times (> 0), one per size.
+    eager_limit : float
+        Bytes, > 0 (``btl_sm_eager_limit`` or ``btl_tcp_eager_limit`` from ``ompi_info``).
+
+    Returns
+    -------
+    ProtocolFits
+
+    Examples
+    --------
+    >>> n = 8.0 * 2 ** np.arange(12)
+    >>> t = np.where(n < 4096, 0.3e-6 + n / 4e9, 1.2e-6 + n / 10e9)
+    >>> fits = fit_protocols(n, t, 4096)
+    >>> round(fits.eager.alpha * 1e6, 6), round(fits.rendezvous.alpha * 1e6, 6), round(1 / fits.rendezvous.beta / 1e9, 6)
+    (0.3, 1.2, 10.0)
+    """
+    n = check_positive("nbytes", nbytes)
+    t = check_positive("seconds", seconds)
+    limit = float(check_positive("eager_limit", eager_limit))
+    if n.ndim != 1 or t.shape != n.shape:
+        raise ValueError("nbytes and seconds must be flat lists of one length")
+    fits = []
+    for side in (n < limit, n >= limit):
+        fits.append(fit_alpha_beta_robust(n[side], t[side]) if side.sum() >= 3 else None)
+    return ProtocolFits(limit, *fits)
+
+
+class CrossoverReading(NamedTuple):
+    """Whether two algorithms' measured times cross, read against the run-to-run spread."""
+
+    status: str  #: "resolved" (one crossing), "several", "first wins", "second wins" or "unresolved"
+    brackets: tuple  #: ((low, high, winner above), ...): each change of the clear winner, in bytes
+    clear_first: np.ndarray  #: True where every run of the first beat every run of the second
+    clear_second: np.ndarray  #: the other way round
+
+    @property
+    def low(self) -> float | None:
+        """The first crossing's bracket: the last size clearly won before it (bytes), or None."""
+        return self.brackets[0][0] if self.brackets else None
+
+    @property
+    def high(self) -> float | None:
+        """The first size clearly won after the first crossing (bytes), or None."""
+        return self.brackets[0][1] if self.brackets else None
+
+    @property
+    def size(self) -> float | None:
+        """The first crossing's best single value: the geometric middle of its bracket, or None."""
+        if not self.brackets:
+            return None
+        return float(np.sqrt(self.low * self.high))
+
+
+def resolve_crossover(nbytes, runs_first, runs_second, skip=None) -> CrossoverReading:
+    """Read crossovers from repeated timings only where the two algorithms differ beyond their spread.
+
+    At each size an algorithm *clearly* wins when its slowest run is faster than the other's
+    fastest run; at the other sizes the measurement cannot tell them apart. Walking up the sizes,
+    every change of the clear winner is a crossover, bracketed by the last size the one clearly won
+    and the first size the other clearly won. One change is ``resolved``; more than one is
+    ``several`` (a change of protocol can make the winner change twice; each bracket is listed).
+    Without a change the reading says why: one algorithm wins every size that is clear (``first
+    wins``, ``second wins``), or no size is clear (``unresolved``).
+
+    Parameters
+    ----------
+    nbytes : array_like
+        Sizes in bytes, > 0, increasing.
+    runs_first, runs_second : array_like
+        Times, > 0, shape (runs, sizes): one row per repeat.
+    skip : array_like of bool, optional
+        Sizes to leave out, one flag per size: those where every batch of either algorithm was held
+        up (on a busy machine, waiting for a CPU), whose timings say nothing about the algorithms.
+
+    Returns
+    -------
+    CrossoverReading
+
+    Examples
+    --------
+    >>> n = [1e3, 1e4, 1e5, 1e6]
+    >>> a = [[1.0, 1.0, 2.0, 4.0], [1.1, 1.2, 2.1, 4.2]]
+    >>> b = [[2.0, 1.1, 1.0, 2.0], [2.2, 1.3, 1.1, 2.1]]
+    >>> r = resolve_crossover(n, a, b)
+    >>> r.status, r.low, r.high, round(r.size)
+    ('resolved', 1000.0, 100000.0, 10000)
+    >>> resolve_crossover(n, a, [[1.05, 1.1, 2.05, 4.1], [0.9, 0.95, 1.9, 3.9]]).status
+    'unresolved'
+    """
+    n = check_positive("nbytes", nbytes)
+    a = _repeats("runs_first", runs_first)
+    b = _repeats("runs_second", runs_second)
+    if n.ndim != 1 or a.shape[1] != n.size or b.shape[1] != n.size:
+        raise ValueError("runs_first and runs_second must have one column per size of nbytes")
+    if n.size < 2 or np.any(np.diff(n) <= 0):
+        raise ValueError("nbytes must hold at least two sizes, increasing")
+    first = a.max(axis=0) < b.min(axis=0)
+    second = b.max(axis=0) < a.min(axis=0)
+    if skip is not None:
+        left_out = np.asarray(skip, dtype=bool)
+        if left_out.shape != n.shape:
+            raise ValueError(f"skip must hold one flag per size; got shape {left_out.shape}")
+        first, second = first & ~left_out, second & ~left_out
+    clear = [(float(n[i]), "first" if first[i] else "second") for i in range(n.size) if first[i] or second[i]]
+    brackets = tuple((lo, hi, who) for (lo, was), (hi, who) in zip(clear, clear[1:]) if who != was)
+    if brackets:
+        return CrossoverReading("resolved" if len(brackets) == 1 else "several", brackets, first, second)
+    if not clear:
+        return CrossoverReading("unresolved", (), first, second)
+    return CrossoverReading(f"{clear[0][1]} wins", (), first, second)

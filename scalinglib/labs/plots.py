@@ -12,9 +12,10 @@ from matplotlib.ticker import MaxNLocator, NullLocator
 from ..laws import amdahl_speedup
 from ..plots import COLORS, IDEAL, style_axes
 from ..usl import usl_speedup
+from .ompi import CollectiveCosts
 from .records import AllreduceLab, PingPongLab, ScalingLab, format_bytes
 
-__all__ = ["scaling_figure", "pingpong_figure", "allreduce_figure"]
+__all__ = ["scaling_figure", "pingpong_figure", "allreduce_figure", "open_mpi_allreduce_figure"]
 
 _ALGORITHM_COLORS = [COLORS[c] for c in ("blue", "vermillion", "green", "purple", "orange", "sky")]
 
@@ -96,15 +97,33 @@ def pingpong_figure(fig, *labs: PingPongLab):
         style_axes(ax)
     for i, lab in enumerate(labs):
         color = _ALGORITHM_COLORS[i % len(_ALGORITHM_COLORS)]
-        fit = lab.fit
         n = lab.nbytes
-        dense = np.geomspace(n.min(), n.max(), 100)
+        dense = np.geomspace(n.min(), n.max(), 200)
         ax_t.errorbar(n, lab.best * 1e6, yerr=[np.zeros_like(n), (lab.median - lab.best) * 1e6], marker="o",
-                      linestyle="none", capsize=2, color=color, label=f"{lab.transport}: measured")
-        ax_t.plot(dense, (fit.alpha + dense * fit.beta) * 1e6, color=color, linestyle="--",
-                  label=f"{lab.transport}: alpha = {fit.alpha * 1e6:.2f} us, 1/beta = {fit.bandwidth / 1e9:.2f} GB/s")
+                      linestyle="none", capsize=2, color=color, label=f"{lab.transport}: lab (Python)")
+        ref = lab.reference_best
+        if ref is not None:
+            ax_t.plot(n, ref * 1e6, marker="x", linestyle="none", color=color,
+                      label=f"{lab.transport}: reference (C)")
+        fits = lab.protocol_fits
+        if fits is not None:                            # one line per protocol, broken at the eager limit
+            for side, fit in (("eager", fits.eager), ("rendezvous", fits.rendezvous)):
+                if fit is None:
+                    continue
+                part = dense[dense < fits.eager_limit] if side == "eager" else dense[dense >= fits.eager_limit]
+                ax_t.plot(part, (fit.alpha + part * fit.beta) * 1e6, color=color,
+                          linestyle="--" if side == "eager" else "-.",
+                          label=f"{lab.transport} {side}: alpha = {fit.alpha * 1e6:.2f} us")
+            top = fits.rendezvous if fits.rendezvous is not None else fits.eager
+            ax_t.axvline(fits.eager_limit, color=COLORS["grey"], linestyle=":", linewidth=1.0)
+        else:
+            top = lab.fit
+            ax_t.plot(dense, (top.alpha + dense * top.beta) * 1e6, color=color, linestyle="--",
+                      label=f"{lab.transport}: alpha = {top.alpha * 1e6:.2f} us, 1/beta = {top.bandwidth / 1e9:.2f} GB/s")
         ax_b.plot(n, n / lab.best / 1e9, marker="o", color=color, label=f"{lab.transport}: n / T")
-        ax_b.axhline(fit.bandwidth / 1e9, color=color, linestyle=":", linewidth=1.2)
+        if ref is not None:
+            ax_b.plot(n, n / ref / 1e9, marker="x", linestyle=":", color=color, label=f"{lab.transport}: reference")
+        ax_b.axhline(top.bandwidth / 1e9, color=color, linestyle=":", linewidth=1.2)
     for ax in (ax_t, ax_b):
         _bytes_axis(ax, labs[0].nbytes)
         ax.set_xlabel("message size n")
@@ -186,3 +205,49 @@ def allreduce_figure(fig, lab: AllreduceLab, alpha: float, beta: float, k: int |
     ax_t.legend(loc="upper left", fontsize=7)
     ax_r.legend(loc="best", fontsize=6)
     return ax_t, ax_r
+
+
+def open_mpi_allreduce_figure(fig, lab: AllreduceLab, costs: CollectiveCosts, k: int | None = None):
+    """Left: recursive doubling's and the ring's times on K ranks (best batch, bars to the slowest)
+    with the Open MPI model's lines. Right: the ring's time minus recursive doubling's, each batch
+    paired with the same batch, against the model's difference; a band marks where the batches of the
+    two overlap (no winner can be read there) and a dotted line the eager limit. Returns the two axes."""
+    k = int(lab.ks[0]) if k is None else int(k)
+    ax_t, ax_d = fig.subplots(1, 2)
+    for ax in (ax_t, ax_d):
+        style_axes(ax)
+    n = lab.nbytes
+    for i, name in enumerate(("recursive_doubling", "ring")):
+        a, j = lab._index(name, k)
+        runs = lab.seconds[a, j]
+        best = runs.min(axis=0)
+        color = _ALGORITHM_COLORS[i]
+        ax_t.errorbar(n, best * 1e6, yerr=[np.zeros_like(n), (runs.max(axis=0) - best) * 1e6], marker="os"[i],
+                      linestyle="none", capsize=2, color=color, label=f"{name}: measured")
+        ax_t.plot(n, lab.open_mpi_model(name, k, costs) * 1e6, color=color, linestyle=("-", "--")[i],
+                  label=f"{name}: Open MPI model")
+    a, j = lab._index("ring", k)
+    b, _ = lab._index("recursive_doubling", k)
+    diff = (lab.seconds[a, j] - lab.seconds[b, j]) * 1e6
+    model = (lab.open_mpi_model("ring", k, costs) - lab.open_mpi_model("recursive_doubling", k, costs)) * 1e6
+    reading = lab.reading("recursive_doubling", "ring", k, costs)
+    unclear = ~(reading.clear_first | reading.clear_second)
+    ax_d.axhline(0, color=COLORS["grey"], linewidth=0.8)
+    ax_d.plot(n, np.median(diff, axis=0), marker="o", linestyle="none", color=COLORS["blue"],
+              label="measured (median of batch pairs)")
+    ax_d.vlines(n, diff.min(axis=0), diff.max(axis=0), color=COLORS["blue"], linewidth=1.0)
+    ax_d.plot(n, model, color=COLORS["vermillion"], linestyle="--", label="Open MPI model")
+    for x in n[unclear]:
+        ax_d.axvspan(x / 2**0.5, x * 2**0.5, color=COLORS["grey"], alpha=0.15, linewidth=0)
+    ax_d.axvline(costs.eager_limit, color=COLORS["grey"], linestyle=":", linewidth=1.0)
+    ax_d.set_yscale("symlog", linthresh=1.0)
+    ax_d.set_ylabel("ring - recursive doubling (us)")
+    ax_d.set_title("above 0: recursive doubling faster; grey: batches overlap", fontsize=8, fontweight="normal")
+    for ax in (ax_t, ax_d):
+        _bytes_axis(ax, n)
+        ax.set_xlabel("vector size n (float32)")
+    ax_t.set_yscale("log")
+    ax_t.set_ylabel(f"all-reduce time, K = {k} (us)")
+    ax_t.legend(loc="upper left", fontsize=7)
+    ax_d.legend(loc="lower left", fontsize=7)
+    return ax_t, ax_d

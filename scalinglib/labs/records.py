@@ -15,22 +15,30 @@ import numpy as np
 from ..comm import ALGORITHMS, bus_bandwidth, collective_cost_terms, collective_time, crossover_size
 from ..probe import AlphaBeta, CpuInfo
 from .analysis import (
+    CrossoverReading,
+    ProtocolFits,
     RobustAlphaBeta,
     ScalingFit,
     Spread,
     fit_alpha_beta_robust,
+    fit_protocols,
     measured_crossover,
     plateau_speedup,
+    resolve_crossover,
     scaling_fits,
     speedup_runs,
     spread,
 )
 from .launch import LaunchInfo
+from .ompi import CollectiveCosts, open_mpi_allreduce_choice, open_mpi_allreduce_time
+from .reference import ReferencePingPong
 
 __all__ = ["ScalingLab", "PingPongLab", "AllreduceLab", "Crossover", "format_bytes", "STALL_RATIO"]
 
 #: An all-reduce time more than this many times its model is marked as held up (:meth:`AllreduceLab.stalled`).
 STALL_RATIO = 10.0
+#: The same against the Open MPI model, which describes the measured schedules closely (:meth:`AllreduceLab.held_up`).
+HELD_UP_RATIO = 3.0
 
 
 def format_bytes(n: float) -> str:
@@ -207,11 +215,70 @@ class PingPongLab:
     rank_startup: np.ndarray
     launch: LaunchInfo
     notes: list[str] = field(default_factory=list)
+    python_call: float | None = None  #: seconds per message of the lab's loops run against MPI.PROC_NULL (Python's share)
+    eager_limit: float | None = None  #: bytes, header included, from ompi_info (None: unknown)
+    reference: ReferencePingPong | None = None  #: the established benchmark, run beside the lab
 
     @property
     def best(self) -> np.ndarray:
         """The fastest batch per size: other programs only ever slow a batch down."""
         return self.seconds.min(axis=0)
+
+    @property
+    def protocol_fits(self) -> ProtocolFits | None:
+        """alpha and beta below and above the eager limit (None when the limit is unknown)."""
+        if self.eager_limit is None:
+            return None
+        return fit_protocols(self.nbytes, self.best, self.eager_limit)
+
+    @property
+    def reference_best(self) -> np.ndarray | None:
+        """The reference benchmark's fastest run at each of the lab's sizes (NaN where it has none)."""
+        if self.reference is None:
+            return None
+        ref = dict(zip(self.reference.nbytes.tolist(), self.reference.best.tolist()))
+        return np.array([ref.get(float(n), np.nan) for n in self.nbytes])
+
+    @property
+    def reference_fits(self) -> ProtocolFits | None:
+        """The same per-protocol fit, to the reference benchmark's times."""
+        ref = self.reference_best
+        if ref is None or self.eager_limit is None or not np.all(np.isfinite(ref)):
+            return None
+        return fit_protocols(self.nbytes, ref, self.eager_limit)
+
+    def protocol(self, nbytes) -> np.ndarray:
+        """``"eager"`` below the eager limit, ``"rendezvous"`` at or above it (``""`` when unknown)."""
+        n = np.asarray(nbytes, dtype=float)
+        if self.eager_limit is None:
+            return np.full(n.shape, "", dtype=object)
+        return np.where(n < self.eager_limit, "eager", "rendezvous").astype(object)
+
+    def protocol_text(self) -> str:
+        """The per-protocol fits of the lab and of the reference, and the Python layer's cost, as lines."""
+        lines = []
+        if self.eager_limit is not None:
+            lines.append(f"eager limit (ompi_info, header included): {self.eager_limit:.0f} B: smaller messages go "
+                         "at once, larger ones wait for the receiver (rendezvous)")
+        sources = [("lab (Python)", self.protocol_fits)]
+        if self.reference is not None:
+            sources.append((self.reference.name.split(" (")[0], self.reference_fits))
+        for who, fits in sources:
+            if fits is None:
+                continue
+            for side in ("eager", "rendezvous"):
+                fit = getattr(fits, side)
+                if fit is not None:
+                    lines.append(f"{who}, {side}: alpha = {fit.alpha * 1e6:.2f} us, beta = {fit.beta * 1e9:.4f} ns/B "
+                                 f"(1/beta = {fit.bandwidth / 1e9:.2f} GB/s)")
+        if self.python_call is not None:
+            lines.append(f"the Python layer: the lab's loops with sends and receives that move nothing (MPI.PROC_NULL) "
+                         f"cost {self.python_call * 1e6:.2f} us per message")
+        ref = self.reference_best
+        if ref is not None and np.isfinite(ref[0]):
+            lines.append(f"at {format_bytes(self.nbytes[0])}: lab {_us(self.best[0])}, reference {_us(ref[0])}, "
+                         f"difference {(self.best[0] - ref[0]) * 1e6:.2f} us")
+        return "\n".join(lines)
 
     @property
     def median(self) -> np.ndarray:
@@ -242,6 +309,8 @@ class PingPongLab:
             lines.append(f"note: the median batch took more than {STALL_RATIO:g} times the best at {where}: batches that "
                          "waited for a CPU (a scheduler time slice of milliseconds), which says nothing about the "
                          "transport; read the best column")
+        if self.eager_limit is not None:                  # the per-protocol fits follow (protocol_text)
+            return "\n".join(lines)
         try:
             fit = self.robust_fit
         except ValueError as err:
@@ -256,20 +325,34 @@ class PingPongLab:
         return "\n".join(lines)
 
     def table(self) -> str:
-        try:
-            fit = self.robust_fit
-            model, kept = fit.alpha + self.nbytes * fit.beta, fit.kept
-        except ValueError:
-            model, kept = np.full(self.nbytes.shape, np.nan), np.ones(self.nbytes.shape, dtype=bool)
-        rows = [f"{'n':>9} {'best':>10} {'median':>10} {'model':>10} {'best/model':>10} {'n/T (GB/s)':>10}"]
-        for n, b, m, p, k in zip(self.nbytes, self.best, self.median, model, kept):
-            mark = "" if k else " (left out)"
-            rows.append(f"{format_bytes(n):>9} {_us(b):>10} {_us(m):>10} {_us(p):>10} {b / p:>10.2f} "
-                        f"{n / b / 1e9:>10.3f}{mark}")
+        """Per size: protocol, best and median, the per-protocol line (or the single line when the eager
+        limit is unknown), best/model, and the reference's time and lab/reference when it ran."""
+        fits = self.protocol_fits
+        kept = np.ones(self.nbytes.shape, dtype=bool)
+        if fits is not None:
+            model = fits.model(self.nbytes)
+        else:
+            try:
+                fit = self.robust_fit
+                model, kept = fit.alpha + self.nbytes * fit.beta, fit.kept
+            except ValueError:
+                model = np.full(self.nbytes.shape, np.nan)
+        ref = self.reference_best
+        proto = self.protocol(self.nbytes)
+        head = f"{'n':>9} {'protocol':>10} {'best':>10} {'median':>10} {'model':>10} {'best/model':>10}"
+        head += f" {'n/T (GB/s)':>10}" + (f" {'reference':>10} {'lab/ref':>7}" if ref is not None else "")
+        rows = [head]
+        for i, (n, b, m, p, k) in enumerate(zip(self.nbytes, self.best, self.median, model, kept)):
+            row = (f"{format_bytes(n):>9} {proto[i]:>10} {_us(b):>10} {_us(m):>10} {_us(p) if np.isfinite(p) else '':>10} "
+                   f"{f'{b / p:.2f}' if np.isfinite(p) else '':>10} {n / b / 1e9:>10.3f}")
+            if ref is not None:
+                row += f" {_us(ref[i]):>10} {b / ref[i]:>7.2f}" if np.isfinite(ref[i]) else f" {'':>10} {'':>7}"
+            rows.append(row + ("" if k else " (left out)"))
         return "\n".join(rows)
 
     def __str__(self) -> str:
-        return f"{self.summary()}\n\n{self.table()}"
+        extra = self.protocol_text()
+        return f"{self.summary()}\n" + (f"{extra}\n" if extra else "") + f"\n{self.table()}"
 
 
 class Crossover(NamedTuple):
@@ -280,6 +363,22 @@ class Crossover(NamedTuple):
     second: str  #: the other
     measured: float | None  #: bytes where the measured times cross (None: they do not, in the range measured)
     predicted: float | None  #: bytes where the model's times cross (None: never, or no model)
+    status: str = ""  #: how the measurement reads against the run-to-run spread (see resolve_crossover)
+    brackets: tuple = ()  #: every measured change of the clear winner: (low, high, winner above) in bytes
+    crossings: tuple = ()  #: every size where the model's two times cross, bytes
+
+
+def model_crossings(nbytes, first, second) -> list[float]:
+    """Sizes where ``first(n) - second(n)`` changes sign on a fine grid over ``nbytes``' range (log-interpolated)."""
+    grid = np.unique(np.round(np.geomspace(np.min(nbytes), np.max(nbytes), 400) / 4) * 4)
+    grid = grid[grid > 0]
+    d = np.asarray(first(grid)) - np.asarray(second(grid))
+    out = []
+    for i in range(grid.size - 1):
+        if d[i] < 0 <= d[i + 1] or d[i] > 0 >= d[i + 1]:
+            x0, x1 = np.log(grid[i]), np.log(grid[i + 1])
+            out.append(float(np.exp(x0 + (x1 - x0) * d[i] / (d[i] - d[i + 1]))))
+    return out
 
 
 @dataclass
@@ -301,6 +400,114 @@ class AllreduceLab:
     transport: str
     launches: list[LaunchInfo]
     notes: list[str] = field(default_factory=list)
+    copy: float | None = None  #: seconds per byte of a local memcpy, measured on rank 0
+
+    CHOICE = "ignore"  #: the job in which Open MPI chose by its fixed rules (no algorithm forced)
+
+    def costs(self, pingpong: PingPongLab, k: int | None = None, small: int = 6) -> CollectiveCosts:
+        """The constants the all-reduce pays, from this lab's own smallest sizes and the ping-pong's slopes.
+
+        ``alpha`` is the time of one more message inside the collective: over the ``small`` smallest
+        sizes, the ring's fastest time minus recursive doubling's, over the difference in their
+        message counts (``2(K - 1)`` against ``lg K``). ``call`` is what remains of recursive
+        doubling's time there: the Python call and Open MPI's dispatch. The
+        rendezvous's extra latency and the two slopes come from the ping-pong's per-protocol fits
+        (the Python layer cancels in the difference of the two latencies); ``gamma`` and ``copy`` from
+        rank 0's own timing.
+        """
+        k = int(self.ks[0]) if k is None else int(k)
+        if not {"ring", "recursive_doubling"} <= set(self.algorithms):
+            raise ValueError("the lab must have measured ring and recursive_doubling to read the collective's alpha")
+        if self.copy is None:
+            raise ValueError("this lab has no measured copy time")
+        fits = pingpong.protocol_fits
+        if fits is None or fits.eager is None or fits.rendezvous is None:
+            raise ValueError("the ping-pong needs a fit on each side of its eager limit")
+        steps = k.bit_length() - 1
+        extra = 2 * (k - 1) - steps
+        # the fastest of the small sizes: their byte terms are negligible, and a size whose batches all
+        # waited for a CPU only ever reads slower
+        ring, rd = self.best("ring", k)[:small].min(), self.best("recursive_doubling", k)[:small].min()
+        alpha = float((ring - rd) / extra)
+        call = float(rd - steps * max(alpha, 0.0))
+        return CollectiveCosts(call=max(call, 0.0), alpha=max(alpha, 0.0), eager_limit=fits.eager_limit,
+                               rendezvous=max(fits.rendezvous.alpha - fits.eager.alpha, 0.0),
+                               beta_eager=fits.eager.beta, beta_rendezvous=fits.rendezvous.beta,
+                               gamma=self.gamma, copy=self.copy)
+
+    def open_mpi_model(self, algorithm: str, k: int, costs: CollectiveCosts) -> np.ndarray:
+        """The Open MPI schedule of ``algorithm`` priced by ``costs`` at every measured size (NaN if not modelled)."""
+        name = open_mpi_allreduce_choice if algorithm == self.CHOICE else None
+        try:
+            if name is not None:
+                return np.array([open_mpi_allreduce_time(name(k, n), k, n, costs) for n in self.nbytes])
+            return np.asarray(open_mpi_allreduce_time(algorithm, k, self.nbytes, costs))
+        except ValueError:
+            return np.full(self.nbytes.shape, np.nan)
+
+    def choices(self, k: int) -> list[str]:
+        """Open MPI 5.0's fixed choice at every measured size on K ranks."""
+        return [open_mpi_allreduce_choice(k, n) for n in self.nbytes]
+
+    def held_up(self, algorithm: str, k: int, costs: CollectiveCosts) -> np.ndarray:
+        """True at the sizes whose best batch took more than :data:`HELD_UP_RATIO` times the Open MPI model:
+        every batch waited (for a CPU, on a busy machine), so the size says nothing about the algorithm."""
+        model = self.open_mpi_model(algorithm, k, costs)
+        with np.errstate(invalid="ignore"):
+            return np.isfinite(model) & (self.best(algorithm, k) > HELD_UP_RATIO * model)
+
+    def reading(self, first: str, second: str, k: int, costs: CollectiveCosts | None = None) -> CrossoverReading:
+        """:func:`resolve_crossover` of two measured algorithms on K ranks, over every batch; with ``costs``,
+        the sizes where either was held up (:meth:`held_up`) are left out."""
+        a, j = self._index(first, k)
+        b, _ = self._index(second, k)
+        skip = None if costs is None else self.held_up(first, k, costs) | self.held_up(second, k, costs)
+        return resolve_crossover(self.nbytes, self.seconds[a, j], self.seconds[b, j], skip)
+
+    def open_mpi_crossovers(self, costs: CollectiveCosts, k: int | None = None) -> list[Crossover]:
+        """Recursive doubling against the ring and against Rabenseifner's algorithm on K ranks: the measured
+        crossover (only where the spread resolves it) and the crossings of the Open MPI model."""
+        k = int(self.ks[0]) if k is None else int(k)
+        out = []
+        for second in ("ring", "rabenseifner"):
+            if second not in self.algorithms or "recursive_doubling" not in self.algorithms:
+                continue
+            r = self.reading("recursive_doubling", second, k, costs)
+            crossings = model_crossings(
+                self.nbytes, lambda n: open_mpi_allreduce_time("recursive_doubling", k, n, costs),
+                lambda n, s=second: open_mpi_allreduce_time(s, k, n, costs))
+            out.append(Crossover(k, "recursive_doubling", second, r.size, crossings[0] if crossings else None,
+                                 r.status, r.brackets, tuple(crossings)))
+        return out
+
+    def comparison(self, costs: CollectiveCosts, k: int | None = None) -> str:
+        """Per size on K ranks: each forced algorithm's best time with the Open MPI model's in brackets, then
+        Open MPI's fixed choice and, when measured, the time of the job that let Open MPI choose."""
+        k = int(self.ks[0]) if k is None else int(k)
+        forced = [a for a in self.algorithms if a != self.CHOICE]
+        head = f"{'n':>9}" + "".join(f" {a[:18]:>20}" for a in forced) + f" {'Open MPI picks':>19}"
+        if self.CHOICE in self.algorithms:
+            head += f" {'its time':>10}"
+        rows = [f"all-reduce on K = {k} ranks over {self.transport}: best time (Open MPI model)", head]
+        models = {a: self.open_mpi_model(a, k, costs) for a in forced}
+        held = {a: self.held_up(a, k, costs) for a in forced}
+        picks = self.choices(k)
+        for i, n in enumerate(self.nbytes):
+            cells = []
+            for a in forced:
+                cell = _us(self.best(a, k)[i])
+                if np.isfinite(models[a][i]):
+                    cell += f" ({_us(models[a][i]).replace(' us', '')})"
+                cell += "*" if held[a][i] else " "
+                cells.append(f" {cell:>20}")
+            row = f"{format_bytes(n):>9}" + "".join(cells) + f" {picks[i]:>19}"
+            if self.CHOICE in self.algorithms:
+                row += f" {_us(self.best(self.CHOICE, k)[i]):>10}"
+            rows.append(row)
+        if any(h.any() for h in held.values()):
+            rows.append(f"* more than {HELD_UP_RATIO:g} times the model: every batch waited (for a CPU); left out of "
+                        "the crossovers")
+        return "\n".join(rows)
 
     def _index(self, algorithm: str, k: int) -> tuple[int, int]:
         if algorithm not in self.algorithms:
@@ -417,6 +624,8 @@ class AllreduceLab:
                  f"batches per size",
                  f"gamma (MPI's own float32 sum on one rank): {self.gamma * 1e12:.1f} ps/B "
                  f"({1 / self.gamma / 1e9:.2f} GB/s)"]
+        if self.copy is not None:
+            lines.append(f"copy (a local memcpy on one rank): {self.copy * 1e12:.1f} ps/B ({1 / self.copy / 1e9:.2f} GB/s)")
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
 

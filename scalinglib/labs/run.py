@@ -10,6 +10,7 @@ from .._validate import check_choice, check_positive, single, single_whole
 from ..probe import MEASURE_ENV, QUICK_REPEATS, CpuInfo, cpu_info, quick_measurements
 from .launch import (
     TRANSPORTS,
+    MPILaunchError,
     allreduce_algorithm_ids,
     check_counts,
     read_hostfile,
@@ -17,16 +18,18 @@ from .launch import (
     slurm_allocation,
 )
 from .records import AllreduceLab, PingPongLab, ScalingLab
+from .reference import eager_limit, reference_pingpong
 
 __all__ = ["default_rank_counts", "machine_cpus", "busy_note", "scaling", "pingpong", "allreduce",
            "DEFAULT_MESSAGE_SIZES", "DEFAULT_ALLREDUCE_SIZES", "DEFAULT_ALGORITHMS"]
 
-#: Ping-pong sizes: 8 B to 2 MiB, by factors of 4.
-DEFAULT_MESSAGE_SIZES = tuple(8 * 4**i for i in range(10))
-#: All-reduce sizes: 8 B to 2 MiB of float32, by factors of 4.
-DEFAULT_ALLREDUCE_SIZES = tuple(8 * 4**i for i in range(10))
-#: The three all-reduce algorithms of Open MPI's tuned component that 3.8's model prices.
-DEFAULT_ALGORITHMS = ("recursive_doubling", "ring", "rabenseifner")
+#: Ping-pong sizes: 8 B to 4 MiB, by factors of 2.
+DEFAULT_MESSAGE_SIZES = tuple(8 * 2**i for i in range(20))
+#: All-reduce sizes: 8 B to 2 MiB of float32, by factors of 2 (a crossover is bracketed within a factor of 2).
+DEFAULT_ALLREDUCE_SIZES = tuple(8 * 2**i for i in range(19))
+#: The three all-reduce algorithms of Open MPI's tuned component that 3.8's model prices, and ``ignore``:
+#: a job in which Open MPI chooses by its own fixed rules.
+DEFAULT_ALGORITHMS = ("recursive_doubling", "ring", "rabenseifner", "ignore")
 
 _KERNEL_SIZE = {"matmul": 128, "add": 2**22}
 
@@ -224,8 +227,9 @@ def _sizes(name, sizes, default, multiple=1):
     return values
 
 
-def pingpong(*, transport=None, sizes=None, repeats=5, target_seconds=0.002, hostfile=None, launcher="mpiexec",
-             mpiexec=None, mpiexec_args=(), start_timeout=60.0, timeout=300.0) -> PingPongLab:
+def pingpong(*, transport=None, sizes=None, repeats=5, target_seconds=0.002, reference=None, benchmark=None,
+             reference_runs=9, hostfile=None, launcher="mpiexec", mpiexec=None, mpiexec_args=(), start_timeout=60.0,
+             timeout=300.0) -> PingPongLab:
     """One-way message times between two MPI ranks by ping-pong, and alpha and beta fitted to them.
 
     Rank 0 sends n bytes, rank 1 sends them back. Round trips follow each other for about
@@ -246,6 +250,15 @@ def pingpong(*, transport=None, sizes=None, repeats=5, target_seconds=0.002, hos
         Timed batches per size, 1 to 100 (default 5).
     target_seconds : float
         Rough length of one batch, between 1e-4 and 1 s (default 0.002).
+    reference : bool, optional
+        Also run an established ping-pong written in C on the same transport, right after the lab
+        (by default on this machine, not on a cluster): OSU's ``osu_latency`` when found, else a C ping-pong with its method
+        compiled with ``mpicc`` (see :mod:`scalinglib.labs.reference`). When neither can run, the
+        lab says why in a note and goes on without it.
+    benchmark : str, optional
+        Path of ``osu_latency``.
+    reference_runs : int
+        Runs of the reference, 1 to 20 (default 9); its fastest run per size is kept.
     hostfile, launcher, mpiexec, mpiexec_args, start_timeout, timeout :
         Where and how to launch. With a hostfile, add ``mpiexec_args=["--map-by", "node"]`` to put
         the two ranks on two nodes.
@@ -263,10 +276,29 @@ def pingpong(*, transport=None, sizes=None, repeats=5, target_seconds=0.002, hos
     repeats, target = _quick(notes, repeats=repeats, target=target)
     config = {"sizes": values, "repeats": repeats, "target": target, "min_ranks": 2}
     out, launch = run_ranks("pingpong", config, 2, mca=TRANSPORTS[transport], **options)
+    ref = None
+    if reference is None:
+        reference = _local(hostfile)
+    if reference is not True and reference is not False:
+        raise TypeError(f"reference must be True, False or None; got {reference!r}")
+    if reference and launcher == "mpiexec":
+        runs = _bounded("reference_runs", reference_runs, 1, 20, int)
+        if quick_measurements():
+            runs = min(runs, QUICK["repeats"])
+        try:
+            ref = reference_pingpong(values, mca=TRANSPORTS[transport], runs=runs, benchmark=benchmark,
+                                     mpiexec=mpiexec, timeout=options["timeout"],
+                                     iterations=100 if quick_measurements() else 200,
+                                     extra_args=options["extra_args"]
+                                     + (("--hostfile", str(hostfile)) if hostfile is not None else ()))
+        except (MPILaunchError, OSError) as err:
+            notes.append(f"no reference benchmark: {str(err).splitlines()[0]}")
+    limit = eager_limit(transport, mpiexec)
     return PingPongLab(transport=transport, nbytes=np.array(values, dtype=float),
                        seconds=np.array(out["seconds"]).T, rounds=np.array(out["rounds"]),
                        barrier=float(out["barrier"]), hosts=list(out["hosts"]),
-                       rank_startup=np.array(out["rank_startup"]), launch=launch, notes=notes)
+                       rank_startup=np.array(out["rank_startup"]), launch=launch, notes=notes,
+                       python_call=out.get("python_call"), eager_limit=limit, reference=ref)
 
 
 def allreduce(*, algorithms=DEFAULT_ALGORITHMS, ranks=None, sizes=None, repeats=3, target_seconds=0.002,
@@ -333,7 +365,7 @@ def allreduce(*, algorithms=DEFAULT_ALGORITHMS, ranks=None, sizes=None, repeats=
     if _local(hostfile):
         notes += busy_note(c)
     table = np.empty((len(names), len(ks), repeats, len(values)))
-    gammas, barrier, launches = [], None, []
+    gammas, copies, barrier, launches = [], [], None, []
     for a, name in enumerate(names):
         mca = (*TRANSPORTS[transport], ("coll", "^han"), ("coll_tuned_use_dynamic_rules", "1"),
                ("coll_tuned_allreduce_algorithm", str(ids[name])))
@@ -341,6 +373,8 @@ def allreduce(*, algorithms=DEFAULT_ALGORITHMS, ranks=None, sizes=None, repeats=
         for j, k in enumerate(ks):
             table[a, j] = np.array(out["seconds"][str(k)]).T
         gammas.append(out["gamma"])
+        if out.get("copy") is not None:
+            copies.append(out["copy"])
         if barrier is None:
             barrier = np.array([out["barrier"][str(k)] for k in ks])
         launches.append(launch)
@@ -349,4 +383,4 @@ def allreduce(*, algorithms=DEFAULT_ALGORITHMS, ranks=None, sizes=None, repeats=
     return AllreduceLab(algorithms=names, algorithm_ids={n: ids[n] for n in names}, ids_source=source,
                         ks=np.array(ks), nbytes=np.array(values, dtype=float), seconds=table,
                         gamma=float(min(gammas)), barrier=barrier, transport=transport, launches=launches,
-                        notes=notes)
+                        notes=notes, copy=float(min(copies)) if copies else None)
