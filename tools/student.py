@@ -272,7 +272,9 @@ def pack(html: Path, notebooks: list[Path]) -> None:
                 zf.write(path, Path("html") / path.relative_to(html))
         for path in notebooks:
             zf.write(path, Path("notebooks") / path.name)
-        for path in sorted((ROOT / "scalinglib").rglob("*.py")):
+        # the library's Python, and the C reference ping-pong that Section 3.8.6 builds beside its lab
+        library = [*(ROOT / "scalinglib").rglob("*.py"), *(ROOT / "scalinglib").rglob("*.c")]
+        for path in sorted(library):
             if EXERCISES not in path.relative_to(ROOT).parents:
                 zf.write(path, path.relative_to(ROOT))
         for name, text in student_exercises(notebooks).items():
