@@ -207,9 +207,8 @@ def _fit_log(k, log_x, start, free):
         trial = np.maximum(params + step, 0.0)
         r_new, jac_new, _ = _log_residuals(trial, k, log_x)
         new_cost = float(r_new @ r_new)
-        if new_cost < cost:
-            converged = cost - new_cost <= 1e-15 * max(cost, 1e-300) or np.allclose(trial, params, rtol=1e-12,
-                                                                                       atol=1e-15)
+        if new_cost <= cost:
+            converged = cost - new_cost <= 1e-12 * cost or np.allclose(trial, params, rtol=1e-9, atol=1e-14)
             params, r, jac, cost, damping = trial, r_new, jac_new, new_cost, max(damping / 10, 1e-12)
             if converged:
                 break
@@ -274,12 +273,12 @@ def fit_usl_throughput(k, throughput):
     y = k_arr / ratio - 1.0
     design = np.column_stack([k_arr - 1.0, k_arr * (k_arr - 1.0)])
     start = np.maximum(least_squares(design, y, "k and throughput"), 0.0)
-    best = None
-    for free in (np.array([True, True]), np.array([True, False]), np.array([False, True])):
-        params, cost = _fit_log(k_arr, log_x, start, free)
-        if best is None or cost < best[1] - 1e-15 * max(best[1], 1e-300):
-            best = (params, cost)
-    params = best[0]
+    params, cost = _fit_log(k_arr, log_x, start, np.array([True, True]))
+    if not np.all(params > 0):           # on an edge: the better of the two one-coefficient fits
+        for free in (np.array([True, False]), np.array([False, True])):
+            edge, edge_cost = _fit_log(k_arr, log_x, start, free)
+            if edge_cost < cost:
+                params, cost = edge, edge_cost
     _, _, log_x1 = _log_residuals(params, k_arr, log_x)
     return USLThroughputFit(float(params[0]), float(params[1]), float(np.exp(log_x1)))
 
