@@ -171,6 +171,9 @@ def test_slower_busy_cores_show_in_the_unit_time_not_in_the_serial_fraction():
     for a larger parallel part and a serial fraction near zero."""
     lab = synthetic_scaling(f=0.1, k_cpu=4, ks=(1, 2, 4), comm=0.0, slowdown=1.1, seed=1)
     assert lab.unit_ratio[0] == pytest.approx(1.0) and lab.unit_ratio[1] == pytest.approx(1.1)
+    assert "warning: the ranks computed" not in lab.summary()
+    shared = synthetic_scaling(f=0.1, k_cpu=4, ks=(1, 2, 4), slowdown=3.0)
+    assert "warning: the ranks computed 3.0 times slower at K=2, 3.0 times slower at K=4" in shared.summary()
     assert lab.parts.serial_fraction == pytest.approx(0.1, abs=0.02)
     np.testing.assert_allclose(lab.parts.comm, 0.0, atol=0.03 * lab.weak_best[0] / lab.weak_steps)
     blind = labs.step_parts(lab.ks, lab.strong_best / lab.strong_steps, lab.weak_best / lab.weak_steps)

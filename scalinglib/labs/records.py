@@ -27,6 +27,9 @@ from .launch import LaunchInfo
 
 __all__ = ["ScalingLab", "PingPongLab", "AllreduceLab", "Crossover", "format_bytes", "STALL_RATIO"]
 
+#: A unit of work this many times slower during a scaling run than on one core alone is said in the summary.
+SLOW_UNIT = 1.5
+
 #: An all-reduce time more than this many times its model is marked as held up (:meth:`AllreduceLab.stalled`).
 STALL_RATIO = 10.0
 
@@ -209,6 +212,11 @@ class ScalingLab:
             text = ", ".join(f"K={k}: {c.throttled_periods} of {c.periods} periods, {c.throttled_seconds:.2f} s"
                              for k, c in throttled)
             lines.append(f"quota throttling during each job: {text}")
+        slow = [(k, r) for k, r in zip(self.ks, self.unit_ratio) if r > SLOW_UNIT]
+        if slow:
+            lines.append("warning: the ranks computed " + ", ".join(f"{r:.1f} times slower at K={k}" for k, r in slow)
+                         + " than one core alone: they did not have whole cores to themselves (other programs, steal "
+                         "time, SMT siblings), so the fits describe that sharing more than the program")
         steal = [(k, c) for k, c in zip(self.ks, self.changes) if c is not None and c.steal_seconds is not None]
         if steal:
             lines.append("steal time during each job (CPU-s the hypervisor gave to others): "
