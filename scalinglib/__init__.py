@@ -138,7 +138,7 @@ from .scaling import (
 )
 from .serving import DECODERS, DecoderShape, decode_profile, get_decoder
 from .tables import table
-from .usl import USLFit, fit_usl, usl_peak_workers, usl_speedup
+from .usl import USLFit, USLThroughputFit, fit_usl, fit_usl_throughput, usl_peak_workers, usl_speedup
 from .widgets import choice, slider_figure, slider_html
 from .workdepth import (
     Schedule,
@@ -185,6 +185,8 @@ __all__ = [
     "fit_amdahl",
     "usl_speedup",
     "fit_usl",
+    "fit_usl_throughput",
+    "USLThroughputFit",
     "USLFit",
     "usl_peak_workers",
     "labs",

@@ -83,13 +83,71 @@ def test_3_5_4_the_grown_jobs_own_f():
 
 
 def test_3_5_7_numbers_the_prose_derives():
-    assert 3 * 128**2 * 8 == 384 * 1024                                 # three 128 x 128 float64 matrices: 384 KiB
-    k_cpu, k = 2, 4                                                     # past K_cpu on an idle machine S = K_cpu
-    assert sl.karp_flatt(k_cpu, k) == pytest.approx(1 / 3)
-    assert (1 / k_cpu - 1 / k) / (1 - 1 / k) == pytest.approx(1 / 3)
-    assert 64 * 0.100 == pytest.approx(6.4)                             # T(1) on 64 CPUs at 0.100 s per rank
-    for s2 in (1.0, 2.0):                                               # S(2) from 1 to 2: f = 2/S(2) - 1 from 1 to 0
-        assert sl.fit_amdahl([1, 2], [1.0, s2]) == pytest.approx(2 / s2 - 1, abs=1e-12)
+    assert 3 * 64**2 * 8 == 3 * 32 * 1024                               # a unit: three 64 x 64 float64 matrices, 32 KiB
+    assert 1.0 / 0.1 == 10                                               # a run of 1 s spans ten quota periods of 0.1 s
+    assert sl.labs.default_rank_counts(2) == [1, 2] and sl.labs.default_rank_counts(64)[-1] == 64
+    # defaults the text names: 10% serial, 10 ms steps, a 1 MiB all-reduce, runs of at least a second
+    import inspect
+    defaults = {k: v.default for k, v in inspect.signature(sl.labs.scaling).parameters.items()}
+    assert (defaults["serial_fraction"], defaults["step_seconds"], defaults["allreduce_bytes"]) == (0.1, 0.01, 2**20)
+    assert defaults["seconds"] == 1.0 and defaults["size"] == 64
+
+
+def _expected(clock, ks=(1, 2, 4, 8, 16, 32, 64)):
+    ks = np.array(ks)
+    ring = np.array([sl.collective_time("allreduce", 2**20, int(k), 1e-6, 1 / 5e9, algorithm="ring") if k > 1 else 0.0
+                     for k in ks])
+    return ks, sl.labs.expected_scaling(ks, 0.1, 0.01, ring, clock_ratio=clock)
+
+
+def test_3_5_8_what_to_expect_on_2_16_and_64_cores():
+    ks, same = _expected(1.0)
+    at = {int(k): j for j, k in enumerate(ks)}
+    assert round(same.speedup[at[2]], 2) == 1.75 and round(same.karp_flatt[at[2]], 2) == 0.14
+    assert round(same.comm_share[at[16]], 1) == 0.2                     # about a fifth of a strong step
+    assert round(same.speedup[at[16]]) == 5                              # S(16) near 5
+    assert round(same.amdahl_f, 3) == 0.153 and round(same.amdahl_f / 0.1, 1) == 1.5   # half as much again
+    assert sl.fit_usl_throughput(ks, same.speedup).kappa > 1e-5         # a kappa above zero, no pairwise exchange
+    assert 0 < same.speedup[at[64]] - same.speedup[at[16]] < 1          # gains less than one from 16 to 64
+    assert same.comm_share[at[64]] + 0.1 / (0.1 + 0.9 / 64) * (1 - same.comm_share[at[64]]) > 0.5   # mostly serial + AR
+    _, slow = _expected(0.8)
+    assert round(slow.karp_flatt[at[2]], 3) == 0.417 and round(slow.karp_flatt[at[16]], 3) == 0.187
+    assert slow.karp_flatt[at[2]] > slow.karp_flatt[at[16]]             # e falls
+    usl = sl.fit_usl_throughput(ks, slow.speedup)
+    assert usl.kappa == 0 and usl.sigma > 0.1                            # the loss goes to sigma, none to kappa
+
+
+def test_3_5_5_irregular_and_falling_karp_flatt():
+    k = np.array([2, 3, 4, 5, 6, 8, 12])
+    e_e = sl.karp_flatt(12 / np.ceil(12 / k), k)
+    assert np.all(e_e[12 % k == 0] == 0) and np.all(e_e[12 % k != 0] > 0) and k[12 % k != 0].tolist() == [5, 8]
+    s_f = 1 / (0.02 + 0.98 / k / np.where(k >= 4, 1.3, 1.0))
+    e_f = sl.karp_flatt(s_f, k)
+    np.testing.assert_allclose(e_f[:2], 0.02)                            # 0.02 for two and three workers
+    assert e_f[2] < 0 and s_f[2] > 4                                     # below zero at four, where S > K
+    assert np.all(np.diff(e_f[2:]) > 0) and e_f[-1] < 0.02               # then climbs back toward 0.02
+
+
+def test_3_5_6_linear_and_throughput_fits_of_the_usl():
+    sigma, kappa = 0.03, 0.0005
+    k_obs = np.array([1, 2, 4, 8, 12, 16, 24, 32, 48, 64])
+    true_peak = sl.usl_peak_workers(sigma, kappa)
+    peaks, first = [], []
+    for seed in range(100):
+        noise = np.random.default_rng(seed).normal(1.0, 0.05, k_obs.size)
+        x = 100 * sl.usl_speedup(k_obs, sigma, kappa) * noise
+        linear, direct = sl.fit_usl(k_obs, x / x[0]), sl.fit_usl_throughput(k_obs, x)
+        peaks.append((sl.usl_peak_workers(*linear), sl.usl_peak_workers(direct.sigma, direct.kappa)))
+        first.append(noise[0])
+    error = np.array(peaks) - true_peak
+    median = np.median(np.abs(error), axis=0)
+    rms = np.sqrt(np.mean(error**2, axis=0))
+    assert abs(median[0] - median[1]) < 1                                # agree within a worker on a typical draw
+    worst = int(np.argmax(np.abs(error[:, 0])))
+    assert round(first[worst] - 1, 2) == 0.10                            # X(1) came out 10% high
+    assert peaks[worst][0] > 250 and round(peaks[worst][1], -1) == 70     # past 250; near 70
+    assert rms[1] < rms[0] / 4                                           # less than a quarter
+    # the slider's reading: kappa decides where the curve turns, as kappa**-1/2
 
 
 def test_3_5_hand_formulas_match_the_library():
@@ -172,8 +230,13 @@ def test_3_5_exercise_solutions():
     assert f"{sl.scaled_serial_fraction(0.02, 64):.3g}" == "0.000319"                 # about 0.03%
     assert (1 - 0.02) / (1 / 30 - 0.02) == pytest.approx(73.5) and ex5.workers_for_speedup(0.02, 30) == 74
     assert f"{sl.scaled_serial_fraction(0.004, 1024):.3g}" == "3.92e-06"              # 3.92 in a million
-    assert [round(sl.amdahl_speedup(f, 1024)) for f in (0.004, 0.008)] == [201, 111]    # about 201 and 111
-    assert [sl.amdahl_ceiling(f) for f in (0.004, 0.008)] == [250, 125]                 # below ceilings of 250, 125
+    s_max = (1024 - 1000) / 1023                                                          # 3.5.2(a): 24/1023
+    assert f"{s_max:.1%}" == "2.3%" and round(s_max / 0.008) == 3                        # about three times 0.8%
+    bounds = [(1 - f) / (1 / 110 - f) for f in (0.004, 0.008)]
+    assert [ex5.workers_for_speedup(f, 110) for f in (0.004, 0.008)] == [196, 910] == [math.ceil(b) for b in bounds]
+    assert all(abs(b - round(b)) > 0.2 for b in bounds)                                  # no float dust at the boundary
+    assert 910 / 196 > 4 and 125 - 110 < 250 - 110                                       # more than four times
+    assert [sl.amdahl_ceiling(f) for f in (0.004, 0.008)] == [250, 125]
     e_c = sl.karp_flatt(np.array(ex5.PROGRAM_C), np.array(ex5.KF_WORKERS))
     e_d = sl.karp_flatt(np.array(ex5.PROGRAM_D), np.array(ex5.KF_WORKERS))
     assert np.all(np.abs(e_c - 0.08) < 0.002) and e_d[-1] / e_d[0] > 3
@@ -184,7 +247,12 @@ def test_3_5_exercise_solutions():
     x = ex5.LOAD_THROUGHPUT
     assert x[5] > x[4] and x[7] < x[5]                   # rises from 16 to 32, falls from 32 to 64
     assert 38 < sl.usl_peak_workers(*ex5.load_fit()) < 42
-    assert ex5._go_to_64() == "no"
+    sigma, kappa = ex5.load_fit()                                                         # 3.5.4(d)
+    kappa_64 = ex5._kappa_for_peak()
+    assert kappa_64 == pytest.approx((1 - sigma) / 64**2) and sl.usl_peak_workers(sigma, kappa_64) == pytest.approx(64)
+    assert round(kappa_64 / kappa, 1) == 0.4                                             # about 40%
+    peak = sl.usl_peak_workers(sigma, kappa)
+    assert round(64 / peak, 1) == 1.6 and round((64 / peak) ** 2, 1) == 2.5               # 1.6 further, 2.5 smaller
     assert round(ex5._far_throughput(), -2) == 8900 and ex5._far_throughput() < x[5]   # "about 8,900", below 32's
 
 
@@ -194,9 +262,10 @@ PRINTED_PRECISION = [
     ("ex-3-5-1b", 62.7, 64),                                      # not K itself
     ("ex-3-5-1c", 0.000319, 0.02 / 64),                           # as the solution prints it; not s/K
     ("ex-3-5-1c", 0.000319, 0.02 / (0.02 + 63 * 0.98)),           # nor an off-by-one K
-    ("ex-3-5-2a", [0.0029, 0.0039, 0.0078], [0.003, 0.004, 0.008]),   # 0.29%, 0.39%, 0.78%; not the quoted range
-    ("ex-3-5-2b", [201, 111], [250, 125]),                        # the solution's words; not the ceilings 1/f
-    ("ex-3-5-2b", [201, 111], [200, 110]),
+    ("ex-3-5-2a", 0.0235, 0.024),                                 # 24/1023 as printed; not 24/1000
+    ("ex-3-5-2b", [196, 910], [195, 909]),                        # the bounds rounded up, not down
+    ("ex-3-5-4d", 0.000234, 1 / 64**2),                           # (1 - sigma)/64**2; not 1/64**2
+    ("ex-3-5-4d", 0.000234, 0.000591 * 40.3 / 64),                # nor kappa scaled as if the peak went as 1/kappa
     ("ex-3-5-2c", 3.9e-6, 4e-6),                                  # two significant figures; not one
     ("ex-3-5-4c", 8920, 10278),                                   # the fit at K = 96; not the last measurement
     ("ex-3-5-4c", 8920, 10872),                                   # ... nor the fit at its peak

@@ -263,3 +263,40 @@ def test_bad_arguments_are_refused_by_name(func, good, bad):
             with pytest.raises(TypeError) as info:
                 func(**{**good, name: value})
             assert name in str(info.value)
+
+
+# --- the USL fitted to throughputs (3.5.6) ---------------------------------------------------------------
+
+
+@given(st.floats(min_value=0.0, max_value=0.3), st.floats(min_value=0.0, max_value=0.01),
+       st.floats(min_value=1e-3, max_value=1e6))
+def test_fit_usl_throughput_recovers_sigma_kappa_and_x1_exactly(sigma, kappa, x1):
+    fit = sl.fit_usl_throughput(KS, x1 * sl.usl_speedup(KS, sigma, kappa))
+    assert isinstance(fit, sl.USLThroughputFit)
+    assert math.isclose(fit.sigma, sigma, rel_tol=1e-5, abs_tol=1e-7)
+    assert math.isclose(fit.kappa, kappa, rel_tol=1e-5, abs_tol=1e-9)
+    assert math.isclose(fit.x1, x1, rel_tol=1e-6)
+
+
+def test_fit_usl_throughput_is_not_led_by_one_bad_x1():
+    """A one-worker throughput 10% high: the linear fit divides every point by it, the throughput fit outvotes it."""
+    ks = np.array([1, 2, 4, 8, 12, 16, 24, 32, 48, 64])
+    x = 100 * sl.usl_speedup(ks, 0.03, 0.0005)
+    x[0] *= 1.1
+    linear = sl.fit_usl(ks, x / x[0])
+    direct = sl.fit_usl_throughput(ks, x)
+    assert abs(direct.sigma - 0.03) < 0.6 * abs(linear.sigma - 0.03)
+    assert direct.x1 == pytest.approx(100, rel=0.05) and direct.x1 < x[0]
+
+
+def test_fit_usl_throughput_keeps_coefficients_non_negative_and_checks_its_input():
+    fit = sl.fit_usl_throughput([1, 2, 4, 8], [1.0, 2.1, 4.3, 8.8])        # better than ideal: both held at zero
+    assert fit.sigma == 0 and fit.kappa == 0
+    fit = sl.fit_usl_throughput(KS, 3 * sl.amdahl_speedup(0.05, KS))       # Amdahl data: no coherency
+    assert fit.kappa == pytest.approx(0, abs=1e-9) and fit.sigma == pytest.approx(0.05, rel=1e-6)
+    with pytest.raises(ValueError, match="three points"):
+        sl.fit_usl_throughput([1, 2], [1.0, 1.9])
+    with pytest.raises(ValueError, match="one length"):
+        sl.fit_usl_throughput([1, 2, 4], [1.0, 1.9])
+    with pytest.raises(ValueError, match="throughput"):
+        sl.fit_usl_throughput([1, 2, 4], [1.0, -1.9, 3.0])

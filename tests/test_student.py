@@ -404,7 +404,7 @@ def test_the_student_checker_gives_the_books_verdicts(unpacked):
 
 def test_the_student_notebook_imports_resolve(unpacked):
     out = _run_student(unpacked, "from scalinglib.exercises.s3_5 import KF_WORKERS, PROGRAM_C, PROGRAM_D, "
-                                 "LOAD_THROUGHPUT, LOAD_WORKERS\nimport scalinglib as sl\nprint(sl.check('ex-3-5-4d', 'no'))")
+                                 "LOAD_THROUGHPUT, LOAD_WORKERS\nimport scalinglib as sl\nprint(sl.check('ex-3-5-3c', ['serial', 'overhead']))")
     assert out.returncode == 0 and "✔" in out.stdout, out.stderr[-2000:]
 
 

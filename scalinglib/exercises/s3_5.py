@@ -29,6 +29,13 @@ def implied_serial_fraction(measured, k=SANDIA_PROCESSORS):
     return (k - measured) / (k - 1)
 
 
+#: 3.5.2(a): the scaled speedup a run must still reach on the hypercube (the text solved for the published ones).
+SCALED_TARGET = 1000
+#: 3.5.2(b): the fixed-job speedup asked of the quoted serial fractions read as Amdahl's f (below both ceilings,
+#: and far from a whole-number boundary: the bounds on K are 195.6 and 909.3).
+FIXED_TARGET = 110
+
+
 # --- 3.5.3: two programs measured at the same worker counts (speedups as printed, two decimals)
 KF_WORKERS = (2, 4, 8, 16)
 PROGRAM_C = tuple(round(float(x), 2) for x in amdahl_speedup(0.08, KF_WORKERS))
@@ -69,9 +76,14 @@ def _far_throughput():
     return LOAD_THROUGHPUT[0] * usl_speedup(FAR_WORKERS, sigma, kappa)
 
 
-def _go_to_64():
-    sigma, kappa = load_fit()
-    return "yes" if usl_speedup(64, sigma, kappa) > usl_speedup(32, sigma, kappa) else "no"
+#: 3.5.4(d): the worker count the team wants the peak at.
+PEAK_TARGET = 64
+
+
+def _kappa_for_peak():
+    """The coherency that puts the peak at PEAK_TARGET with the fitted sigma: K* = sqrt((1 - sigma)/kappa)."""
+    sigma, _ = load_fit()
+    return (1 - sigma) / PEAK_TARGET**2
 
 
 register(
@@ -107,19 +119,20 @@ register(
     ),
     Part(
         "ex-3-5-2a",
-        lambda: [implied_serial_fraction(s) for s in SANDIA_SPEEDUPS],
-        kind="numbers",
+        lambda: implied_serial_fraction(SCALED_TARGET),
         unit="fraction",
-        sig=2,
         share=True,
-        hint="Solve S = K + (1 - K) s for s, with K = 1024; answer as fractions, not percentages.",
+        hint="Solve S = K + (1 - K) s for s, with K = 1024 and S = 1000; answer as a fraction, not a percentage.",
     ),
     Part(
         "ex-3-5-2b",
-        lambda: [amdahl_speedup(f, SANDIA_PROCESSORS) for f in SANDIA_SERIAL_RANGE],
+        lambda: [workers_for_speedup(f, FIXED_TARGET) for f in SANDIA_SERIAL_RANGE],
         kind="numbers",
-        unit="speedup",
-        hint="Amdahl's law on K = 1024 processors with f = 0.004 and with f = 0.008.",
+        unit="workers",
+        whole=True,
+        rounding="up",
+        hint="Amdahl's law solved for K: K >= (1 - f) / (1/S - f) with S = 110, for f = 0.004 and for f = 0.008; "
+        "round each bound up.",
     ),
     Part(
         "ex-3-5-2c",
@@ -188,9 +201,9 @@ register(
     ),
     Part(
         "ex-3-5-4d",
-        _go_to_64,
-        kind="choice",
-        choices=("yes", "no"),
-        hint="Compare the fitted speedup at K = 64 with the one at K = 32: which side of the peak is 64 on?",
+        _kappa_for_peak,
+        unit="coefficient",
+        fit=True,
+        hint="Solve K* = sqrt((1 - sigma) / kappa) for kappa, with K* = 64 and the unrounded sigma of (a).",
     ),
 )

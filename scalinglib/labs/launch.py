@@ -391,7 +391,7 @@ def _reader(stream, sink: queue.Queue, name: str) -> None:
 
 
 def run_ranks(lab, config, ranks, *, mpiexec=None, hostfile=None, mca=(), oversubscribe=None, bind=None,
-              launcher="mpiexec", extra_args=(), start_timeout=60.0, timeout=300.0, cpus=None):
+              launcher="mpiexec", extra_args=(), start_timeout=60.0, timeout=300.0, cpus=None, program=None):
     """Run the rank program for one lab on ``ranks`` processes and return rank 0's results.
 
     Parameters
@@ -404,6 +404,8 @@ def run_ranks(lab, config, ranks, *, mpiexec=None, hostfile=None, mca=(), oversu
         Processes, whole >= 1.
     mpiexec, hostfile, mca, oversubscribe, bind, launcher, extra_args, cpus :
         As for :func:`mpiexec_command`.
+    program : path, optional
+        The rank program (:data:`RANK_PROGRAM` by default; the scaling lab runs its own).
     start_timeout : float
         Seconds, > 0, for every rank to start and meet at a barrier (default 60).
     timeout : float
@@ -427,7 +429,8 @@ def run_ranks(lab, config, ranks, *, mpiexec=None, hostfile=None, mca=(), oversu
     argument = json.dumps({**config, "lab": lab})
     command, env, notes = mpiexec_command(ranks, mpiexec=mpiexec, hostfile=hostfile, mca=mca,
                                           oversubscribe=oversubscribe, bind=bind, launcher=launcher,
-                                          extra_args=extra_args, argument=argument, cpus=cpus)
+                                          extra_args=extra_args, argument=argument, cpus=cpus,
+                                          program=RANK_PROGRAM if program is None else program)
     attempt = 1
     while True:
         info = LaunchInfo(command=command, ranks=int(ranks), notes=list(notes))

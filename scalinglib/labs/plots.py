@@ -34,11 +34,11 @@ def _bytes_axis(ax, nbytes):
 
 
 def scaling_figure(fig, lab: ScalingLab):
-    """Left: strong-scaling speedup and weak-scaling speedup K T(1)/T(K) (medians, bars from the
-    slowest to the fastest repeat), the plateau min(K, K_cpu), and the Amdahl and USL fits, made on
-    and drawn over K <= K_fit only (K_cpu, or the physical cores under SMT); the SMT and oversubscribed
-    ranges are shaded. Right: Karp-Flatt e(K) of the median
-    speedups. Returns the two axes."""
+    """Left: the strong-scaling speedup T(1)/T(K) and the weak-scaling speedup K T(1)/T(K) of the fastest
+    runs, beside the ideal line, Amdahl's law with the program's known f, and the Amdahl and USL fits
+    (made on and drawn over K <= K_fit, the K with a core of their own; the SMT and oversubscribed
+    ranges are shaded). Right: Karp-Flatt e(K) of the strong speedups against the known f.
+    Returns the two axes."""
     ax_s, ax_e = fig.subplots(1, 2)
     for ax in (ax_s, ax_e):
         style_axes(ax)
@@ -48,20 +48,22 @@ def scaling_figure(fig, lab: ScalingLab):
     for ax in (ax_s, ax_e):
         if top > lab.k_cpu:
             ax.axvspan(lab.k_cpu, top + 0.5, color=COLORS["grey"], alpha=0.12, linewidth=0)
-        if lab.k_fit < lab.k_cpu:                        # SMT threads past the physical cores: lighter shade
-            ax.axvspan(lab.k_fit, lab.k_cpu, color=COLORS["grey"], alpha=0.06, linewidth=0)
-    ax_s.plot(dense, np.minimum(dense, lab.k_cpu), label=f"min(K, K_cpu = {lab.k_cpu})", **IDEAL)
-    _errorbar(ax_s, ks, lab.speedup, marker="o", color=COLORS["blue"], label="strong: T(1)/T(K)")
-    _errorbar(ax_s, ks + 0.06 * top / 8, lab.scaled_speedup, marker="s", color=COLORS["green"],
+        if lab.k_fit < min(lab.k_cpu, top):               # SMT threads past the physical cores: lighter shade
+            ax.axvspan(lab.k_fit, min(lab.k_cpu, top + 0.5), color=COLORS["grey"], alpha=0.06, linewidth=0)
+    ax_s.plot(dense, dense, label="ideal: K", **IDEAL)
+    ax_s.plot(dense, amdahl_speedup(lab.known_f, dense), color=COLORS["black"], linestyle=":", linewidth=1.2,
+              label=f"Amdahl, known f = {lab.known_f:.3f}")
+    ax_s.plot(ks, lab.speedup, marker="o", linestyle="none", color=COLORS["blue"], label="strong: T(1)/T(K)")
+    ax_s.plot(ks, ks * lab.weak_efficiency, marker="s", linestyle="none", color=COLORS["green"],
               label="weak: K T(1)/T(K)")
     fit = lab.fit
-    fitted = dense[dense <= lab.k_fit]                  # the fits describe K <= K_fit (K_cpu, or the cores) only
+    fitted = dense[dense <= lab.k_fit]
     if fit.f is not None:
         ax_s.plot(fitted, amdahl_speedup(fit.f, fitted), color=COLORS["vermillion"], linestyle="--",
-                  label=f"Amdahl, f = {fit.f:.3f}")
+                  label=f"Amdahl fit, f = {fit.f:.3f}")
     if fit.sigma is not None:
-        ax_s.plot(fitted, usl_speedup(fitted, fit.sigma, fit.kappa), color=COLORS["purple"],
-                  linestyle="-.", label=f"USL, sigma = {fit.sigma:.3f}, kappa = {fit.kappa:.4f}")
+        ax_s.plot(fitted, usl_speedup(fitted, fit.sigma, fit.kappa), color=COLORS["purple"], linestyle="-.",
+                  label=f"USL fit, sigma = {fit.sigma:.3f}, kappa = {fit.kappa:.4f}")
     ax_s.set_xlabel("MPI ranks K")
     ax_s.set_ylabel("speedup")
     ax_s.set_xlim(0.5, top + 0.5)
@@ -71,12 +73,13 @@ def scaling_figure(fig, lab: ScalingLab):
     use = lab.ks >= 2
     if use.any():
         from ..laws import karp_flatt
-        e = np.atleast_1d(karp_flatt(lab.speedup.median[use], lab.ks[use]))
-        ax_e.plot(ks[use], e, marker="o", color=COLORS["blue"], label="e(K) from the median S")
-    ax_e.axvline(lab.k_cpu, color=COLORS["grey"], linestyle=":", linewidth=1.2, label=f"K_cpu = {lab.k_cpu}")
+        e = np.atleast_1d(karp_flatt(lab.speedup[use], lab.ks[use]))
+        ax_e.plot(ks[use], e, marker="o", color=COLORS["blue"], label="e(K) of the strong speedups")
+    ax_e.axhline(lab.known_f, color=COLORS["black"], linestyle=":", linewidth=1.2,
+                 label=f"known f = {lab.known_f:.3f}")
     ax_e.axhline(0, color=COLORS["grey"], linewidth=0.8)
     ax_e.set_xlim(0.5, top + 0.5)
-    shaded = ["SMT" if lab.k_fit < lab.k_cpu else "", "oversubscribed" if top > lab.k_cpu else ""]
+    shaded = ["SMT" if lab.k_fit < min(lab.k_cpu, top) else "", "oversubscribed" if top > lab.k_cpu else ""]
     shaded = ", ".join(w for w in shaded if w)
     ax_e.set_xlabel(f"MPI ranks K (shaded: {shaded})" if shaded else "MPI ranks K")
     ax_e.set_ylabel("Karp-Flatt e(K)")

@@ -19,21 +19,22 @@ from .analysis import (
     ProtocolFits,
     RobustAlphaBeta,
     ScalingFit,
-    Spread,
+    StepParts,
     fit_alpha_beta_robust,
     fit_protocols,
     measured_crossover,
-    plateau_speedup,
     resolve_crossover,
     scaling_fits,
-    speedup_runs,
-    spread,
+    step_parts,
 )
 from .launch import LaunchInfo
 from .ompi import CollectiveCosts, open_mpi_allreduce_choice, open_mpi_allreduce_time
 from .reference import ReferencePingPong
 
 __all__ = ["ScalingLab", "PingPongLab", "AllreduceLab", "Crossover", "format_bytes", "STALL_RATIO"]
+
+#: A unit of work this many times slower during a scaling run than on one core alone is said in the summary.
+SLOW_UNIT = 1.5
 
 #: An all-reduce time more than this many times its model is marked as held up (:meth:`AllreduceLab.stalled`).
 STALL_RATIO = 10.0
@@ -64,34 +65,85 @@ def _launch_lines(launch: LaunchInfo, rank_startup) -> list[str]:
 
 @dataclass
 class ScalingLab:
-    """Strong and weak scaling of one kernel on K = ``ks`` MPI ranks (Section 3.5).
+    """Strong and weak scaling of a program with a known serial part and an all-reduce per step (Section 3.5).
 
-    ``strong`` and ``weak`` hold the slowest rank's seconds, one row per repeat and one column
-    per K. In strong scaling the ranks share ``strong_units`` units of work; in weak scaling each
-    rank does ``weak_units``. The repeats are interleaved (repeat, then K, then strong and weak).
+    ``strong`` and ``weak`` hold the seconds of each timed run (the slowest rank's), one row per
+    repeat and one column per K; a strong run is ``strong_steps`` steps, a weak run ``weak_steps``.
+    Like Section 3.1's timings, the record summarises the repeats by the fastest run: other
+    programs only ever add time. One MPI job ran per K, with exactly K ranks.
     """
 
     ks: np.ndarray
     strong: np.ndarray
     weak: np.ndarray
-    strong_fastest: np.ndarray
-    weak_fastest: np.ndarray
+    strong_steps: int
+    weak_steps: int
+    serial_units: int  #: units rank 0 computes alone in each step
+    parallel_units: int  #: units of a step's parallel part (split over K ranks in strong scaling)
+    per_unit: float  #: seconds of one unit on one core alone, measured before the runs
+    size: int  #: matrix order of a unit
+    allreduce_bytes: int
+    allreduce_alone: np.ndarray  #: median seconds of one all-reduce timed alone on K ranks (0 at K = 1)
+    unit_strong: np.ndarray  #: seconds per unit during the strong runs (median over ranks), per repeat and K
+    unit_weak: np.ndarray
+    phases_strong: np.ndarray  #: rank 0's serial, parallel and all-reduce seconds, shape (repeats, K, 3)
+    phases_weak: np.ndarray
+    clock_khz: list  #: per K, each rank's clock after its last weak run (kHz), None where unreadable
+    max_khz: float | None  #: the highest clock of the usable CPUs, kHz
+    changes: list  #: per K, the :class:`~scalinglib.labs.machine.StateChange` over its job (None off this machine)
+    bound: list  #: per K, the CPUs each rank could run on
     k_cpu: int
+    k_fit: int  #: the largest K with a core of its own: the fits use K <= k_fit
     cpus: CpuInfo | None
-    kernel: str
-    size: int
-    unit_flops: float
-    per_unit: float  #: seconds of one unit on rank 0, measured before the run
-    strong_units: int
-    weak_units: int
-    barrier: np.ndarray  #: seconds of one blocking barrier on K ranks, per K
-    rank_startup: np.ndarray  #: seconds from each rank's start to MPI_Init done
-    launch: LaunchInfo
+    rank_startup: list
+    launches: list[LaunchInfo]
     notes: list[str] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)  #: what the machine did not let the lab read
 
     @property
     def repeats(self) -> int:
         return int(self.strong.shape[0])
+
+    @property
+    def known_f(self) -> float:
+        """The program's serial fraction on one rank: serial units over all the units of a step."""
+        return self.serial_units / (self.serial_units + self.parallel_units)
+
+    @property
+    def known_step(self) -> tuple[float, float]:
+        """(serial, parallel) seconds of one step on one core alone, from the calibration."""
+        return self.serial_units * self.per_unit, self.parallel_units * self.per_unit
+
+    @property
+    def share(self) -> np.ndarray:
+        """The busiest rank's share of the parallel units at each K (1/K when they split evenly)."""
+        return np.ceil(self.parallel_units / self.ks) / self.parallel_units
+
+    @property
+    def strong_best(self) -> np.ndarray:
+        """The fastest strong run per K, seconds."""
+        return self.strong.min(axis=0)
+
+    @property
+    def weak_best(self) -> np.ndarray:
+        return self.weak.min(axis=0)
+
+    @property
+    def speedup(self) -> np.ndarray:
+        """T(1)/T(K) of the fastest strong runs."""
+        best = self.strong_best
+        return best[0] / best
+
+    @property
+    def weak_efficiency(self) -> np.ndarray:
+        """T(1)/T(K) of the fastest weak runs (Section 3.3's weak-scaling efficiency)."""
+        best = self.weak_best
+        return best[0] / best
+
+    @property
+    def spread(self) -> np.ndarray:
+        """(slowest - fastest) / fastest strong run per K: how far the repeats strayed."""
+        return (self.strong.max(axis=0) - self.strong_best) / self.strong_best
 
     @property
     def oversubscribed(self) -> np.ndarray:
@@ -99,104 +151,120 @@ class ScalingLab:
         return self.ks > self.k_cpu
 
     @property
-    def speedup_runs(self) -> np.ndarray:
-        """T_r(1)/T_r(K) for every repeat r: shape (repeats, len(ks))."""
-        return speedup_runs(self.ks, self.strong)
-
-    @property
-    def speedup(self) -> Spread:
-        """Median, min and max over repeats of the strong-scaling speedup."""
-        return spread(self.speedup_runs)
-
-    @property
-    def weak_runs(self) -> np.ndarray:
-        """Weak-scaling efficiency T_r(1)/T_r(K) for every repeat."""
-        return self.weak[:, :1] / self.weak
-
-    @property
-    def scaled_speedup(self) -> Spread:
-        """K T(1)/T(K) of the weak runs: the speedup of K copies of the one-rank job (Gustafson's)."""
-        return spread(self.ks * self.weak_runs)
-
-    @property
-    def plateau(self) -> np.ndarray:
-        """``min(K, K_cpu)``: the most K ranks can gain on K_cpu CPUs."""
-        return plateau_speedup(self.ks, self.k_cpu)
-
-    @property
-    def k_fit(self) -> int:
-        """The largest K the fits use: K_cpu, or fewer where the usable CPUs are SMT threads.
-
-        Two ranks on the SMT threads of one core share its arithmetic units, so the speedup
-        flattens near the number of physical cores; a fit past them would blame the kernel.
-        """
-        cpus = self.cpus
-        if cpus is not None and cpus.smt is not None and cpus.smt > 1 and cpus.cores:
-            return max(1, min(self.k_cpu, int(cpus.cores)))
-        return self.k_cpu
-
-    @property
     def fit(self) -> ScalingFit:
-        """Amdahl, USL and Karp-Flatt from the median speedups with K <= K_fit (K_cpu, or the cores under SMT)."""
-        return scaling_fits(self.ks, self.speedup.median, self.k_fit)
+        """Amdahl, USL and Karp-Flatt from the fastest-run speedups with K <= k_fit."""
+        return scaling_fits(self.ks, self.speedup, self.k_fit)
+
+    @property
+    def parts(self) -> StepParts | None:
+        """Serial part, parallel part and the cost added per K, from the strong and weak steps together
+        (:func:`step_parts`, with the unit times of the runs as the slowdown), over K <= k_fit; None
+        without such a K >= 2."""
+        use = self.ks <= self.k_fit
+        if use.sum() < 2:
+            return None
+        return step_parts(self.ks[use], self.strong_best[use] / self.strong_steps,
+                          self.weak_best[use] / self.weak_steps, self.share[use], self.unit_ratio[use])
+
+    @property
+    def unit_ratio(self) -> np.ndarray:
+        """Seconds per unit in the fastest weak run over the calibration's: above 1 when K busy cores are slower."""
+        best = np.argmin(self.weak, axis=0)
+        return self.unit_weak[best, np.arange(self.ks.size)] / self.per_unit
 
     def _mark(self, k) -> str:
         return "over" if k > self.k_cpu else "smt" if k > self.k_fit else ""
-
-    @property
-    def imbalance(self) -> np.ndarray:
-        """Median over repeats of slowest / fastest rank in strong scaling, per K (1 = even)."""
-        return np.median(self.strong / self.strong_fastest, axis=0)
 
     def summary(self) -> str:
         lines = []
         if self.cpus is not None:
             lines.append(f"this machine: {self.cpus.describe()}")
-        if self.k_fit < self.k_cpu:
-            lines.append(f"K_cpu = {self.k_cpu} SMT threads on {self.k_fit} cores: the fits use K <= {self.k_fit}; "
-                         f"K up to {self.k_cpu} are marked 'smt' (ranks share cores), larger K 'over' "
-                         f"(oversubscribed), compared with min(K, {self.k_cpu})")
-        else:
-            lines.append(f"K_cpu = {self.k_cpu}: the fits use K <= {self.k_fit}; larger K are marked 'over' "
-                         f"(oversubscribed) and compared with min(K, {self.k_cpu})")
-        what = (f"{self.size}x{self.size} float64 matrix multiplies" if self.kernel == "matmul"
-                else f"adds of {self.size:,}-element float64 vectors")
-        lines.append(f"kernel: {what}, {self.per_unit * 1e3:.3f} ms each on one rank; strong: {self.strong_units:,} "
-                     f"split over K ranks, weak: {self.weak_units:,} per rank; {self.repeats} interleaved repeats")
-        lines.append(f"work per rank: {self.weak_units * self.per_unit:.3f} s in weak scaling and in strong scaling "
-                     f"at K = K_cpu, {self.strong_units * self.per_unit:.3f} s at K = 1")
-        lines += _launch_lines(self.launch, self.rank_startup)
-        lines += [f"note: {n}" for n in self.notes]
-        per_k = ", ".join(f"K={k}: {_us(b)}" for k, b in zip(self.ks, self.barrier))
-        lines.append(f"one barrier: {per_k}; the slowest strong-scaling run lasted "
-                     f"{self.strong.max():.2f} s and the shortest {self.strong.min():.3f} s")
+        lines.append(f"K_cpu = {self.k_cpu}; the fits use K <= {self.k_fit}, the K with a core of their own")
+        serial, parallel = self.known_step
+        lines.append(f"program: each step, rank 0 computes {self.serial_units:,} units alone ({serial * 1e3:.2f} ms), "
+                     f"then the ranks compute {self.parallel_units:,} units ({parallel * 1e3:.2f} ms on one core; "
+                     f"split over K ranks in strong scaling, on every rank in weak scaling), then all-reduce "
+                     f"{format_bytes(self.allreduce_bytes)}")
+        lines.append(f"unit: one {self.size}x{self.size} float64 matrix product, {self.per_unit * 1e6:.1f} us on one "
+                     f"core alone; known serial fraction f = {self.serial_units}/"
+                     f"{self.serial_units + self.parallel_units} = {self.known_f:.4f}")
+        lines.append(f"runs: strong {self.strong_steps:,} steps, weak {self.weak_steps:,} steps, {self.repeats} of each "
+                     f"per K, the fastest kept; the shortest run lasted {min(self.strong.min(), self.weak.min()):.2f} s")
+        per_rank = 24 * self.size**2 + 2 * self.allreduce_bytes
+        lines.append(f"memory per rank: {format_bytes(per_rank)} of arrays (plus Python, numpy and MPI, about 60 MB); "
+                     f"{format_bytes(per_rank * int(self.ks.max()))} of arrays at K = {int(self.ks.max())}")
+        for k, cpus in zip(self.ks, self.bound):
+            if k > 1 and all(len(c) == 1 for c in cpus):
+                lines.append(f"K = {k}: each rank bound to one CPU ({', '.join(str(c[0]) for c in cpus[:16])}"
+                             f"{' ...' if len(cpus) > 16 else ''})")
+            elif k > 1:
+                lines.append(f"K = {k}: ranks not bound to single CPUs")
+        lines += self._state_lines()
+        lines.append("launch, one job per K (mpiexec started to every rank past MPI_Init): "
+                     + ", ".join(f"K={k}: {launch.startup_seconds:.2f} s" for k, launch in zip(self.ks, self.launches)))
+        launch_notes = [n for launch in self.launches for n in launch.notes]
+        lines += [f"note: {n}" for n in dict.fromkeys(launch_notes + self.notes)]
+        lines += [f"cannot read: {n}" for n in self.unreadable]
         return "\n".join(lines)
 
+    def _state_lines(self) -> list[str]:
+        lines = []
+        clocks = [[c for c in ranks if c] for ranks in self.clock_khz]
+        if any(clocks) and self.max_khz:
+            text = ", ".join(f"K={k}: {min(c) / 1e6:.2f}-{max(c) / 1e6:.2f}" for k, c in zip(self.ks, clocks) if c)
+            lines.append(f"clock after the last weak run, GHz (highest {self.max_khz / 1e6:.2f}): {text}")
+        throttled = [(k, c) for k, c in zip(self.ks, self.changes) if c is not None and c.throttled_periods is not None]
+        if throttled and not any(c.periods for _, c in throttled):
+            lines.append("quota throttling: none (the cgroup counted no quota periods: no CPU quota is set)")
+        elif throttled:
+            text = ", ".join(f"K={k}: {c.throttled_periods} of {c.periods} periods, {c.throttled_seconds:.2f} s"
+                             for k, c in throttled)
+            lines.append(f"quota throttling during each job: {text}")
+        slow = [(k, r) for k, r in zip(self.ks, self.unit_ratio) if r > SLOW_UNIT]
+        if slow:
+            lines.append("warning: the ranks computed " + ", ".join(f"{r:.1f} times slower at K={k}" for k, r in slow)
+                         + " than one core alone: they did not have whole cores to themselves (other programs, steal "
+                         "time, SMT siblings), so the fits describe that sharing more than the program")
+        steal = [(k, c) for k, c in zip(self.ks, self.changes) if c is not None and c.steal_seconds is not None]
+        if steal:
+            lines.append("steal time during each job (CPU-s the hypervisor gave to others): "
+                         + ", ".join(f"K={k}: {c.steal_seconds:.2f}" for k, c in steal))
+        return lines
+
     def table(self) -> str:
-        s, w = self.speedup, self.scaled_speedup
-        t = spread(self.strong)
-        fit = self.fit
+        s, fit = self.speedup, self.fit
         e = dict(zip(fit.ks[fit.ks >= 2].tolist(), fit.karp_flatt.tolist()))
-        head = (f"{'K':>4} {'':>4} {'T strong':>9} {'S median':>8} {'S min':>6} {'S max':>6} {'E':>5} "
-                f"{'e':>6} {'min(K,Kcpu)':>11} {'T weak':>8} {'K T1/TK':>8}")
+        parts = self.parts
+        comm = dict(zip(parts.ks.tolist(), parts.comm.tolist())) if parts is not None else {}
+        head = (f"{'K':>4} {'':>4} {'T strong':>9} {'S':>6} {'E':>5} {'e':>6} {'range':>6} {'T weak':>8} "
+                f"{'E weak':>6} {'AR alone':>9} {'added':>9} {'unit':>5}")
         rows = [head]
         for j, k in enumerate(self.ks):
             kf = e.get(int(k))
-            rows.append(f"{k:>4} {self._mark(k):>4} {t.median[j]:>8.3f}s {s.median[j]:>8.2f} "
-                        f"{s.low[j]:>6.2f} {s.high[j]:>6.2f} {s.median[j] / k:>5.2f} "
-                        f"{'' if kf is None else f'{kf:.3f}':>6} {self.plateau[j]:>11.0f} "
-                        f"{np.median(self.weak[:, j]):>7.3f}s {w.median[j]:>8.2f}")
+            added = comm.get(int(k))
+            rows.append(f"{k:>4} {self._mark(k):>4} {self.strong_best[j]:>8.3f}s {s[j]:>6.3f} {s[j] / k:>5.3f} "
+                        f"{'' if kf is None else f'{kf:.4f}':>6} {self.spread[j]:>6.1%} {self.weak_best[j]:>7.3f}s "
+                        f"{self.weak_efficiency[j]:>6.3f} {_us(self.allreduce_alone[j]) if k > 1 else '':>9} "
+                        f"{'' if added is None or k == 1 else _us(added):>9} {self.unit_ratio[j]:>5.2f}")
         return "\n".join(rows)
 
     def fit_text(self) -> str:
         f = self.fit
-        parts = [f"fits on K <= {self.k_fit} ({', '.join(map(str, f.ks.tolist()))}):"]
+        lines = [f"known: f = {self.known_f:.4f}, all-reduce per step = the 'AR alone' column"]
+        parts = self.parts
+        if parts is not None:
+            lines.append(f"strong and weak together: serial {parts.serial * 1e3:.3f} ms (known "
+                         f"{self.known_step[0] * 1e3:.3f}), parallel {parts.parallel * 1e3:.3f} ms (known "
+                         f"{self.known_step[1] * 1e3:.3f}), f = {parts.serial_fraction:.4f}; the cost K ranks add "
+                         f"to a step is the 'added' column")
         if f.f is not None:
-            parts.append(f"Amdahl f = {f.f:.3f}")
-        if f.sigma is not None:
-            parts.append(f"USL sigma = {f.sigma:.3f}, kappa = {f.kappa:.4f}")
-        text = " ".join(parts[:1]) + " " + "; ".join(parts[1:])
-        return text + (f" ({f.note})" if f.note else "")
+            text = f"Amdahl fit to the strong speedups alone (K <= {self.k_fit}): f = {f.f:.4f}"
+            if f.sigma is not None:
+                text += f"; USL sigma = {f.sigma:.4f}, kappa = {f.kappa:.5f}"
+            lines.append(text)
+        if f.note:
+            lines.append(f"({f.note})")
+        return "\n".join(lines)
 
     def __str__(self) -> str:
         return f"{self.summary()}\n\n{self.table()}\n\n{self.fit_text()}"

@@ -6,9 +6,10 @@ import os
 
 import numpy as np
 
-from .._validate import check_choice, check_positive, single, single_whole
+from .._validate import check_choice, check_nonnegative, check_positive, single, single_whole
 from ..probe import MEASURE_ENV, QUICK_REPEATS, CpuInfo, cpu_info, quick_measurements
 from .launch import (
+    MAX_RANKS_PER_CPU,
     TRANSPORTS,
     MPILaunchError,
     allreduce_algorithm_ids,
@@ -20,7 +21,7 @@ from .launch import (
 from .records import AllreduceLab, PingPongLab, ScalingLab
 from .reference import eager_limit, reference_pingpong
 
-__all__ = ["default_rank_counts", "machine_cpus", "busy_note", "scaling", "pingpong", "allreduce",
+__all__ = ["default_rank_counts", "fit_limit", "machine_cpus", "busy_note", "scaling", "pingpong", "allreduce",
            "DEFAULT_MESSAGE_SIZES", "DEFAULT_ALLREDUCE_SIZES", "DEFAULT_ALGORITHMS"]
 
 #: Ping-pong sizes: 8 B to 4 MiB, by factors of 2.
@@ -31,21 +32,19 @@ DEFAULT_ALLREDUCE_SIZES = tuple(8 * 2**i for i in range(19))
 #: a job in which Open MPI chooses by its own fixed rules.
 DEFAULT_ALGORITHMS = ("recursive_doubling", "ring", "rabenseifner", "ignore")
 
-_KERNEL_SIZE = {"matmul": 128, "add": 2**22}
+def default_rank_counts(k_fit) -> list[int]:
+    """Rank counts for the scaling lab: 1, the powers of two below ``k_fit``, and ``k_fit`` itself.
 
-
-def default_rank_counts(k_cpu) -> list[int]:
-    """Rank counts for the scaling lab: 1, the powers of two below K_cpu, K_cpu itself, and 2 K_cpu.
-
-    The last one is oversubscribed on purpose: it shows the plateau ``min(K, K_cpu)``.
+    ``k_fit`` is the number of physical cores the ranks may use (:func:`fit_limit`): every default K
+    gets a core of its own. Larger K may be asked for; the launcher then says that it oversubscribes.
 
     Examples
     --------
     >>> default_rank_counts(1), default_rank_counts(2), default_rank_counts(12)
-    ([1, 2], [1, 2, 4], [1, 2, 4, 8, 12, 24])
+    ([1], [1, 2], [1, 2, 4, 8, 12])
     """
-    c = single_whole("k_cpu", k_cpu)
-    counts = {1, c, 2 * c}
+    c = single_whole("k_fit", k_fit)
+    counts = {1, c}
     power = 2
     while power < c:
         counts.add(power)
@@ -151,70 +150,154 @@ def _bounded(name, value, low, high, kind=float):
     return number
 
 
-def scaling(ranks=None, *, seconds=0.1, repeats=5, kernel="matmul", size=None, k_cpu=None, hostfile=None,
-            transport=None, launcher="mpiexec", mpiexec=None, mpiexec_args=(), start_timeout=60.0,
-            timeout=900.0) -> ScalingLab:
-    """Strong and weak scaling of a numpy kernel on K MPI ranks, SPMD, in one MPI job.
+#: The most bytes the scaling lab's all-reduce may carry: every rank holds two buffers of this size.
+MAX_ALLREDUCE_BYTES = 2**24
 
-    The job starts ``max(ranks)`` ranks; for each K, ranks 0..K-1 work and the others sleep. Every
-    step starts with a barrier of the K ranks; each rank times its own share; the step's time is
-    the slowest rank's. Strong scaling splits ``seconds * K_cpu`` worth of units over the K ranks
-    (so each rank works about ``seconds`` at K = K_cpu); weak scaling gives every rank ``seconds``
-    worth. The unit is timed on rank 0 first, so the work is sized for this machine.
+
+def fit_limit(k_cpu, cpus) -> int:
+    """The largest K a scaling fit should use: K_cpu, or the physical cores behind it under SMT.
+
+    Examples
+    --------
+    >>> from scalinglib.probe import CpuInfo
+    >>> fit_limit(16, CpuInfo(16, 16, None, 16, 8, 2, "none")), fit_limit(4, None)
+    (8, 4)
+    """
+    c = single_whole("k_cpu", k_cpu)
+    if cpus is not None and cpus.smt is not None and cpus.smt > 1 and cpus.cores:
+        return max(1, min(c, int(cpus.cores)))
+    return c
+
+
+def _binding(k, k_fit, local, launcher):
+    """How the ranks of a K-rank job are placed: one per core up to the cores, else as the launcher decides."""
+    if launcher == "srun":
+        return {"extra": ("--cpu-bind=cores",), "bind": None, "oversubscribe": None}
+    if local and k > k_fit:
+        return {"extra": (), "bind": None, "oversubscribe": None}       # mpiexec_command says why it does not bind
+    return {"extra": ("--map-by", "core"), "bind": "core", "oversubscribe": False if local else None}
+
+
+def scaling(ranks=None, *, serial_fraction=0.1, step_seconds=0.01, allreduce_bytes=2**20, seconds=1.0, repeats=5,
+            size=64, k_cpu=None, hostfile=None, transport=None, launcher="mpiexec", mpiexec=None, mpiexec_args=(),
+            start_timeout=60.0, timeout=1800.0) -> ScalingLab:
+    """Strong and weak scaling of a program with a known serial part and an all-reduce in every step.
+
+    One step of the program (:mod:`scalinglib.labs._scaling_rank`): rank 0 computes the serial part
+    while the others wait; every rank computes its share of the parallel part (the whole part split
+    over the K ranks in strong scaling, the whole part on every rank in weak scaling); then all K ranks
+    join one all-reduce of ``allreduce_bytes``. The work is counted in units of one ``size x size``
+    float64 matrix product, timed first on one core alone, so the serial fraction of the one-rank job
+    is known: about ``serial_fraction`` (exactly the ratio of the units, which the record prints).
+
+    One MPI job per K starts exactly K ranks, each bound to a core of its own up to the physical
+    cores (``--map-by core --bind-to core``); past them the launcher says that it oversubscribes.
+    Each job times the all-reduce alone, then ``repeats`` strong and weak runs, each at least
+    ``seconds`` long (many periods of a CPU quota, which are 0.1 s by default). Before and after each
+    job the machine's clocks, the cgroup's throttling counters and the steal time are read where
+    Linux exposes them (:mod:`scalinglib.labs.machine`).
 
     Parameters
     ----------
     ranks : list of int, optional
-        The K to measure, whole >= 1, including 1; :func:`default_rank_counts` of K_cpu by default
-        (without the oversubscribed 2 K_cpu on a cluster).
+        The K to measure, whole >= 1, including 1; by default 1, the powers of two below the
+        physical cores among the usable CPUs, and that count itself.
+    serial_fraction : float
+        Share of a one-rank step that rank 0 computes alone, in [0, 0.9] (default 0.1).
+    step_seconds : float
+        One step's compute on one core alone, in seconds, between 0.001 and 1 (default 0.01).
+    allreduce_bytes : int
+        Bytes of float32 each step all-reduces, a multiple of 4 from 4 to 2**24 (default 1 MiB).
     seconds : float
-        Work per rank at K = K_cpu in seconds, between 0.005 and 60 (default 0.1). The run takes
-        about ``repeats * seconds * (K_cpu + len(ranks) + ...)``; raise it on a noisy machine.
+        Least length of a timed run, between 0.01 and 600 s (default 1).
     repeats : int
-        Interleaved repeats of every K, between 1 and 100 (default 5).
-    kernel : {"matmul", "add"}
-        ``matmul``: 128x128 float64 matrix products, compute-bound (the default); ``add``:
-        ``c = a + b`` on 32 MiB arrays, limited by memory bandwidth, which the ranks share.
-    size : int, optional
-        Matrix order (matmul) or vector length (add).
+        Runs of each kind at each K, between 1 and 100 (default 5). The record keeps the fastest.
+    size : int
+        Matrix order of the unit of work, 16 to 256 (default 64: three matrices of 32 KiB).
     k_cpu : int, optional
         Usable CPUs; this machine's (affinity mask and cgroup quota), the hostfile's slots or the
         Slurm allocation's tasks by default.
     transport : {"shm", "tcp", "auto"}, optional
-        How the ranks reach each other for the barriers (see :func:`pingpong`); ``shm`` on this
-        machine and ``auto`` with a hostfile or inside Slurm by default.
+        How the ranks reach each other (see :func:`pingpong`).
     hostfile, launcher, mpiexec, mpiexec_args, start_timeout, timeout :
-        Where and how to launch; see :func:`scalinglib.labs.launch.run_ranks`.
+        Where and how to launch; see :func:`scalinglib.labs.launch.run_ranks` (``timeout`` is per job).
 
     Returns
     -------
     ScalingLab
     """
+    import math
+    from pathlib import Path
+
+    from .machine import read_state, state_change, unreadable
+
     c, cpus, notes = machine_cpus(hostfile, k_cpu)
-    if ranks is None:                      # on a cluster, no oversubscription: the slots are the limit
-        ks = [k for k in default_rank_counts(c) if _local(hostfile) or k <= c]
-    else:
-        ks = check_counts("ranks", ranks)
+    local = _local(hostfile)
+    k_fit = fit_limit(c, cpus) if local else c
+    ks = default_rank_counts(k_fit) if ranks is None else check_counts("ranks", ranks)
     if ks[0] != 1:
         raise ValueError(f"ranks must include 1, the baseline of every speedup; got {ks}")
-    seconds = _bounded("seconds", seconds, 0.005, 60.0)
+    f = single(check_nonnegative, "serial_fraction", serial_fraction)
+    if f > 0.9:
+        raise ValueError(f"serial_fraction must be between 0 and 0.9; got {serial_fraction!r}")
+    step = _bounded("step_seconds", step_seconds, 1e-3, 1.0)
+    nbytes = _bounded("allreduce_bytes", allreduce_bytes, 4, MAX_ALLREDUCE_BYTES, int)
+    if nbytes % 4:
+        raise ValueError(f"allreduce_bytes must be a multiple of 4 (float32 values); got {allreduce_bytes!r}")
+    seconds = _bounded("seconds", seconds, 0.01, 600.0)
     repeats = _bounded("repeats", repeats, 1, 100, int)
-    kernel = check_choice("kernel", kernel, ("matmul", "add"))
-    size = _KERNEL_SIZE[kernel] if size is None else _bounded("size", size, 1, 2**26 if kernel == "add" else 4096, int)
+    size = _bounded("size", size, 16, 256, int)
+    launcher = check_choice("launcher", launcher, ("mpiexec", "srun"))
     options = _launch_options(hostfile, launcher, mpiexec, mpiexec_args, start_timeout, timeout)
     repeats, seconds = _quick(notes, repeats=repeats, seconds=seconds)
-    config = {"counts": ks, "repeats": repeats, "seconds": seconds, "k_cpu": c, "kernel": kernel, "size": size}
     transport = _transport(transport, hostfile)
     notes += _transport_notes(transport)
-    if _local(hostfile):
+    if local:
         notes += busy_note(c)
-    out, launch = run_ranks("scaling", config, max(ks), mca=TRANSPORTS[transport], **options)
+    if local and max(ks) > MAX_RANKS_PER_CPU * c:
+        raise ValueError(f"ranks must be at most {MAX_RANKS_PER_CPU} per usable CPU on this machine "
+                         f"({MAX_RANKS_PER_CPU * c} here); got {max(ks)}")
+    lcm = math.lcm(*ks)
+    fitted = [k for k in ks if k <= k_fit]
+    config = {"repeats": repeats, "seconds": seconds, "serial_fraction": f, "step_seconds": step,
+              "allreduce_bytes": nbytes, "size": size, "lcm": lcm if lcm <= 4096 else max(ks),
+              "k_largest": max(fitted) if fitted else max(ks), "calibrate_seconds": min(0.05, seconds)}
+    program = Path(__file__).with_name("_scaling_rank.py")
+    extra = options.pop("extra_args")
+    jobs, launches, changes = {}, [], []
+    first = None
+    for k in ks:
+        place = _binding(k, k_fit, local, launcher)
+        before = read_state() if local else None
+        out, launch = run_ranks("scaling", config, k, mca=TRANSPORTS[transport], program=program,
+                                extra_args=(*place["extra"], *extra), bind=place["bind"],
+                                oversubscribe=place["oversubscribe"], **options)
+        after = read_state() if local else None
+        changes.append(state_change(before, after) if local else None)
+        if first is None:
+            first = after
+            config.update({name: out[name] for name in ("per_unit", "serial_units", "parallel_units",
+                                                         "strong_steps", "weak_steps")})
+        jobs[k] = out
+        launches.append(launch)
+
+    def table(mode, field):
+        return np.array([[jobs[k][mode][r][field] for k in ks] for r in range(repeats)], dtype=float)
+
+    phases = {mode: np.stack([table(mode, name) for name in ("serial", "parallel", "reduce")], axis=-1)
+              for mode in ("strong", "weak")}
     return ScalingLab(
-        ks=np.array(ks), strong=np.array(out["strong"]), weak=np.array(out["weak"]),
-        strong_fastest=np.array(out["strong_fastest"]), weak_fastest=np.array(out["weak_fastest"]),
-        k_cpu=c, cpus=cpus, kernel=kernel, size=size, unit_flops=out["unit_flops"], per_unit=out["per_unit"],
-        strong_units=out["strong_total"], weak_units=out["weak_each"], barrier=np.array(out["barrier"]),
-        rank_startup=np.array(out["rank_startup"]), launch=launch, notes=notes)
+        ks=np.array(ks), strong=table("strong", "seconds"), weak=table("weak", "seconds"),
+        strong_steps=config["strong_steps"], weak_steps=config["weak_steps"],
+        serial_units=config["serial_units"], parallel_units=config["parallel_units"], per_unit=config["per_unit"],
+        size=size, allreduce_bytes=nbytes, allreduce_alone=np.array([jobs[k]["allreduce_alone"] for k in ks]),
+        unit_strong=table("strong", "unit"), unit_weak=table("weak", "unit"),
+        phases_strong=phases["strong"], phases_weak=phases["weak"],
+        clock_khz=[jobs[k]["weak"][-1]["clock"] for k in ks],
+        max_khz=None if first is None or first.max_khz is None else max(first.max_khz.values()),
+        changes=changes, bound=[jobs[k]["bound"] for k in ks], k_cpu=c, k_fit=k_fit, cpus=cpus,
+        rank_startup=[np.array(jobs[k]["rank_startup"]) for k in ks], launches=launches, notes=notes,
+        unreadable=unreadable(first) if first is not None else [])
 
 
 def _sizes(name, sizes, default, multiple=1):
