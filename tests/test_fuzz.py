@@ -166,6 +166,7 @@ BASE = {
                         batch_over_limit=False)),
     "TrainingCost": ((1e23, 10.0, 12.0, 2e4, 4e4, 5.0), {}),
     "USLFit": ((0.05, 0.001), {}),
+    "USLThroughputFit": ((0.05, 0.001, 100.0), {}),
     "SeedSummary": ((0.5, 0.1, 0.3, 0.7, np.array([0.3, 0.5, 0.7])), {}),
     "RateFit": ((1e-6, 1e10), {}),
     "AlphaBeta": ((5e-6, 2e-11), {}),

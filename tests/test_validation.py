@@ -230,7 +230,7 @@ def test_collective_names_are_checked_before_numbers():
     with pytest.raises(ValueError, match="algorithm must be one of 'ring', 'binomial_tree'"):
         sl.collective_time("allreduce", 1e6, 8, 5e-6, 2e-11, algorithm="bruck")
     with pytest.raises(ValueError, match="collective must be one of"):
-        sl.bus_bandwidth_factor("alltoall", 8)
+        sl.bus_bandwidth_factor("scatter", 8)
 
 
 def test_string_arrays_are_type_errors():
