@@ -1079,17 +1079,17 @@ def stream_add(elements, threads=1, repeats=9, pin=True) -> Timings:
 
 
 def matmul_order_for(threads) -> int:
-    """Order of the square multiply that measures the peak with ``threads`` threads: about
-    ``1024 threads**(1/3)``, rounded up to a multiple of 256, so each thread has about a 1024-cubed
+    """Order of the square multiply that measures the peak with ``threads`` threads: ``1024
+    threads**(1/3)`` rounded to the nearest multiple of 256, so each thread has about a 1024-cubed
     multiply's work.
 
     Examples
     --------
     >>> [matmul_order_for(k) for k in (1, 2, 8, 56)]
-    [1024, 1536, 2048, 4096]
+    [1024, 1280, 2048, 3840]
     """
     k = single_whole("threads", threads, 1, 1024)
-    return int(256 * math.ceil(1024 * k ** (1 / 3) / 256 - 1e-9))
+    return int(256 * round(1024 * k ** (1 / 3) / 256))
 
 
 class MachineRoof(NamedTuple):
