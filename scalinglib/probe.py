@@ -1,6 +1,12 @@
 r"""Measure the reader's own machine, and fit the models of Sections 3.7 and 3.8 to the timings.
 
-Three measurements, each a few tenths of a second:
+Section 3.7.5's roof of the reader's machine is :func:`machine_roof`, run through :func:`with_threads`: the
+*add* of McCalpin's STREAM benchmark on ``k`` pinned threads (:func:`stream_add`), on arrays of at least four
+times the last-level cache each (:func:`last_level_cache`, :func:`stream_elements`), and a square float64
+multiply whose maths library runs ``k`` threads too, so that P and B belong to the same thread count.
+:func:`value_spread` reads the best and the spread off repeated roofs.
+
+The simpler measurements it grew from, each a few tenths of a second:
 
 * **Memory bandwidth**: :func:`bandwidth_samples` times ``c = a + b`` with
   numpy, repeatedly, on arrays far larger than the caches (a kernel like the
@@ -36,7 +42,7 @@ A fit resolves the overhead ``t0`` only if the sizes span a range wide enough
 that ``t0`` is a sizeable part of the smallest time. For memory bandwidth that
 range is not available: arrays small enough for the call's fixed cost to
 matter fit in the caches and measure a different bandwidth. Section 3.7.5 therefore
-reads its bandwidth as the best rate over repeats at one large size.
+reads its bandwidth as the best rate over repeats of one kernel at one size, sized from the cache.
 
 The two fits minimise *relative* residuals, so the small sizes, whose times are
 microseconds, count as much as the large ones; without that, a least-squares
