@@ -1,6 +1,12 @@
 r"""Measure the reader's own machine, and fit the models of Sections 3.7 and 3.8 to the timings.
 
-Three measurements, each a few tenths of a second:
+Section 3.7.5's roof of the reader's machine is :func:`machine_roof`, run through :func:`with_threads`: the
+*add* of McCalpin's STREAM benchmark on ``k`` pinned threads (:func:`stream_add`), on arrays of at least four
+times the last-level cache each (:func:`last_level_cache`, :func:`stream_elements`), and a square float64
+multiply whose maths library runs ``k`` threads too, so that P and B belong to the same thread count.
+:func:`value_spread` reads the best and the spread off repeated roofs.
+
+The simpler measurements it grew from, each a few tenths of a second:
 
 * **Memory bandwidth**: :func:`bandwidth_samples` times ``c = a + b`` with
   numpy, repeatedly, on arrays far larger than the caches (a kernel like the
@@ -36,7 +42,7 @@ A fit resolves the overhead ``t0`` only if the sizes span a range wide enough
 that ``t0`` is a sizeable part of the smallest time. For memory bandwidth that
 range is not available: arrays small enough for the call's fixed cost to
 matter fit in the caches and measure a different bandwidth. Section 3.7.5 therefore
-reads its bandwidth as the best rate over repeats at one large size.
+reads its bandwidth as the best rate over repeats of one kernel at one size, sized from the cache.
 
 The two fits minimise *relative* residuals, so the small sizes, whose times are
 microseconds, count as much as the large ones; without that, a least-squares
@@ -46,11 +52,13 @@ its intercept is noise.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import pickle
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -90,6 +98,16 @@ __all__ = [
     "matmul_timings",
     "kernel_runs",
     "with_threads",
+    "CacheInfo",
+    "FALLBACK_CACHE_BYTES",
+    "STREAM_FACTOR",
+    "last_level_cache",
+    "stream_elements",
+    "stream_add",
+    "matmul_order_for",
+    "MachineRoof",
+    "machine_roof",
+    "value_spread",
     "reduction_time_per_byte",
 ]
 
@@ -836,11 +854,335 @@ def kernel_runs(vector_elements=2**23, matvec_order=4096, matmul_orders=(64, 256
     return runs
 
 
+# --- Section 3.7: the machine's roof, sized from its caches, at one thread count -------------------------
+
+#: The cache the arrays of the bandwidth kernel are sized from when the machine does not say (no ``/sys``,
+#: no ``sysconf``): 128 MiB, more than the last-level cache of most laptops and desktops.
+FALLBACK_CACHE_BYTES = 128 * 2**20
+#: Each array of the bandwidth kernel holds at least this many times the last-level cache (STREAM's rule).
+STREAM_FACTOR = 4
+
+
+class CacheInfo(NamedTuple):
+    """The machine's last-level cache, as read by :func:`last_level_cache`."""
+
+    level: int | None  #: cache level (3 on most machines), None when unknown
+    instance_bytes: float | None  #: bytes of one cache of that level, None when unknown
+    instances: int  #: distinct caches of that level (one per socket, or per chiplet on AMD), 0 when unknown
+    total_bytes: float  #: bytes of all of them together: what the arrays are sized from
+    source: str  #: where the size came from: "sysfs", "sysconf" or "fallback"
+
+    def describe(self) -> str:
+        """One line: the size and where it came from."""
+        mib = self.total_bytes / 2**20
+        if self.source == "fallback":
+            return f"last-level cache unknown: assumed {mib:.0f} MiB"
+        each = f" ({self.instances} x {self.instance_bytes / 2**20:.0f} MiB)" if self.instances > 1 else ""
+        return f"L{self.level} cache {mib:.0f} MiB{each}, from {self.source}"
+
+
+def _cache_size(text: str | None) -> float | None:
+    """Bytes of a ``/sys`` cache size such as ``32768K``, ``32M`` or ``1024``; None if unreadable."""
+    if text is None:
+        return None
+    t = text.strip().upper()
+    scale = {"K": 2**10, "M": 2**20, "G": 2**30}.get(t[-1:], 1)
+    digits = t[:-1] if t[-1:] in "KMG" else t
+    try:
+        value = float(digits) * scale
+    except ValueError:
+        return None
+    return value if value > 0 else None
+
+
+def last_level_cache(sys_cpu="/sys/devices/system/cpu", sysconf=None) -> CacheInfo:
+    """The machine's last-level cache: its size, summed over every instance, and where it was read.
+
+    Linux describes each CPU's caches under ``/sys/devices/system/cpu/cpuN/cache/indexM`` (``level``,
+    ``type``, ``size``, ``shared_cpu_list``). The highest level holding data is the last-level cache.
+    One instance may serve one socket (Intel) or one chiplet of eight cores (AMD), so the instances
+    are told apart by the CPUs that share them and their sizes summed: a 96-core EPYC 9654 shows
+    twelve 32 MiB caches, 384 MiB in all. Without ``/sys``, ``sysconf("SC_LEVEL3_CACHE_SIZE")`` is
+    tried (glibc reads it from the processor, so under a hypervisor it may report the host's whole
+    cache); failing that, :data:`FALLBACK_CACHE_BYTES` is assumed.
+
+    Parameters
+    ----------
+    sys_cpu : str or Path, optional
+        Where Linux describes the CPUs (a copy of that tree simulates another machine).
+    sysconf : callable, optional
+        ``os.sysconf`` or a stand-in taking a name and returning bytes (default ``os.sysconf``
+        where it exists).
+
+    Returns
+    -------
+    CacheInfo
+
+    Examples
+    --------
+    >>> info = last_level_cache(sys_cpu="/nonexistent", sysconf=lambda name: 0)
+    >>> info.source, info.total_bytes == FALLBACK_CACHE_BYTES
+    ('fallback', True)
+    """
+    by_level: dict[int, dict[frozenset, float]] = {}
+    root = Path(sys_cpu)
+    cpu_dirs = [d for d in root.glob("cpu[0-9]*") if d.name[3:].isdigit()] if root.is_dir() else []
+    for cpu_dir in sorted(cpu_dirs, key=lambda d: int(d.name[3:])):
+        for index in sorted((cpu_dir / "cache").glob("index[0-9]*")):
+            level, size = _read(index / "level"), _cache_size(_read(index / "size"))
+            kind = (_read(index / "type") or "Unified").strip()
+            if level is None or size is None or kind == "Instruction" or not level.strip().isdigit():
+                continue
+            shared = _read(index / "shared_cpu_list")
+            cpus = frozenset(_parse_cpu_list(shared)) if shared and shared.strip() else frozenset({cpu_dir.name})
+            by_level.setdefault(int(level), {})[cpus] = size
+    if by_level:
+        top = max(by_level)
+        sizes = list(by_level[top].values())
+        return CacheInfo(top, max(sizes), len(sizes), float(sum(sizes)), "sysfs")
+    if sysconf is None:
+        sysconf = getattr(os, "sysconf", None)
+    for level, name in ((3, "SC_LEVEL3_CACHE_SIZE"), (2, "SC_LEVEL2_CACHE_SIZE")):
+        try:
+            value = float(sysconf(name)) if sysconf is not None else 0.0
+        except (ValueError, OSError, TypeError):
+            value = 0.0
+        if value > 0:
+            return CacheInfo(level, value, 1, value, "sysconf")
+    return CacheInfo(None, None, 0, float(FALLBACK_CACHE_BYTES), "fallback")
+
+
+def stream_elements(cache_bytes, factor=STREAM_FACTOR, minimum=2**20) -> int:
+    """Length of each float64 array of the bandwidth kernel: ``factor`` times the cache, rounded up.
+
+    STREAM asks for arrays of at least four times the summed last-level caches each, so that no
+    array, and no pair of them, stays in a cache between two passes. The length is rounded up to a
+    multiple of 2**16 elements (512 KiB), so that threads get equal chunks of whole pages.
+
+    Parameters
+    ----------
+    cache_bytes : float
+        Last-level cache in bytes, > 0 (:func:`last_level_cache`'s ``total_bytes``).
+    factor : float, optional
+        Array size over cache size, >= 1 (default 4).
+    minimum : int, optional
+        Fewest elements, whole >= 1 (default 2**20, 8 MiB).
+
+    Returns
+    -------
+    int
+        Elements per array.
+
+    Examples
+    --------
+    >>> stream_elements(32 * 2**20) * 8 / 2**20     # a 32 MiB cache: 128 MiB per array
+    128.0
+    """
+    c = single(check_positive, "cache_bytes", cache_bytes)
+    f = single(check_positive, "factor", factor)
+    if f < 1:
+        raise ValueError(f"factor must be >= 1 (arrays at least as large as the cache); got {f:g}")
+    low = single_whole("minimum", minimum)
+    n = max(low, math.ceil(f * c / 8.0))
+    return int(-(-n // 2**16) * 2**16)
+
+
+def _pin_order() -> list[int | None]:
+    """CPUs to pin threads to, one per physical core first, then the SMT siblings; [None] if unknown."""
+    try:
+        mask = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return [None]
+    groups = _smt_groups(mask) or [frozenset({cpu}) for cpu in mask]
+    firsts = [min(g) for g in groups]
+    return firsts + [cpu for g in groups for cpu in sorted(g) if cpu != min(g)]
+
+
+def stream_add(elements, threads=1, repeats=9, pin=True) -> Timings:
+    """Time STREAM's *add*, ``c = a + b`` on float64 arrays, with ``threads`` threads, each on its own chunk.
+
+    Every thread writes its chunk of the three arrays first (so its pages are mapped, and placed
+    near it on a machine with several memory nodes), then all add their chunks together, started by
+    one barrier and timed until the last one finishes. numpy releases the interpreter's lock while
+    it adds, so the threads run in parallel. Each thread is pinned to a CPU of the process's
+    affinity mask, one per physical core first, when ``pin`` and the system allow.
+
+    The amount is what STREAM charges: 24 bytes per element, two numbers read and one written.
+    With ordinary stores the processor also reads each line of ``c`` before writing it
+    (write-allocate), so the memory moves 32 bytes per element; STREAM does not count that read,
+    and neither does this function.
+
+    Parameters
+    ----------
+    elements : int
+        Length of each array, whole >= threads (:func:`stream_elements`).
+    threads : int, optional
+        Threads, whole, 1 to 1024 (default 1).
+    repeats : int, optional
+        Timings, whole >= 1 (default 9; at most 2 under ``SCALINGLIB_MEASURE=quick``).
+    pin : bool, optional
+        Pin each thread to a CPU (default True).
+
+    Returns
+    -------
+    Timings
+        ``amount`` (24 bytes per element, the same for every timing) and ``seconds``, one per timing.
+
+    Examples
+    --------
+    >>> t = stream_add(4096, threads=2, repeats=3)
+    >>> t.amount.tolist(), t.seconds.shape
+    ([98304.0, 98304.0, 98304.0], (3,))
+    """
+    n = single_whole("elements", elements)
+    k = single_whole("threads", threads, 1, 1024)
+    if k > n:
+        raise ValueError(f"elements must be at least threads ({k}) to give each thread a chunk; got {n}")
+    r = _repeats(single_whole("repeats", repeats))
+    a, b, c = np.empty(n), np.empty(n), np.empty(n)
+    bounds = [n * i // k for i in range(k + 1)]
+    targets = _pin_order() if pin else [None]
+    start, done = threading.Barrier(k + 1), threading.Barrier(k + 1)
+    errors: list[BaseException] = []
+
+    def work(i: int) -> None:
+        try:
+            cpu = targets[i % len(targets)]
+            if cpu is not None and hasattr(os, "sched_setaffinity"):
+                with contextlib.suppress(OSError):
+                    os.sched_setaffinity(0, {cpu})
+            lo, hi = bounds[i], bounds[i + 1]
+            a[lo:hi], b[lo:hi], c[lo:hi] = 1.0, 2.0, 0.0
+            np.add(a[lo:hi], b[lo:hi], out=c[lo:hi])
+            for _ in range(r):
+                start.wait()
+                np.add(a[lo:hi], b[lo:hi], out=c[lo:hi])
+                done.wait()
+        except threading.BrokenBarrierError:
+            pass
+        except BaseException as error:      # reported by the caller below
+            errors.append(error)
+            start.abort()
+            done.abort()
+
+    workers = [threading.Thread(target=work, args=(i,), daemon=True) for i in range(k)]
+    for w in workers:
+        w.start()
+    seconds = []
+    try:
+        for _ in range(r):
+            start.wait()
+            t0 = time.perf_counter()
+            done.wait()
+            seconds.append(time.perf_counter() - t0)
+    except threading.BrokenBarrierError:
+        pass
+    for w in workers:
+        w.join()
+    if errors or len(seconds) != r:
+        raise RuntimeError(f"stream_add with {k} threads failed: {errors[0] if errors else 'a thread stopped'}")
+    return Timings(np.full(r, 24.0 * n), np.array(seconds))
+
+
+def matmul_order_for(threads) -> int:
+    """Order of the square multiply that measures the peak with ``threads`` threads: ``1024
+    threads**(1/3)`` rounded to the nearest multiple of 256, so each thread has about a 1024-cubed
+    multiply's work.
+
+    Examples
+    --------
+    >>> [matmul_order_for(k) for k in (1, 2, 8, 56)]
+    [1024, 1280, 2048, 3840]
+    """
+    k = single_whole("threads", threads, 1, 1024)
+    return int(256 * round(1024 * k ** (1 / 3) / 256))
+
+
+class MachineRoof(NamedTuple):
+    """One measurement of the machine's roof, with P and B taken at the same thread count."""
+
+    threads: int  #: threads of both kernels
+    peak_flops: float  #: P: best FLOP/s of the square float64 multiply
+    bandwidth: float  #: B: best bytes/s of STREAM's add, counted as STREAM counts (24 bytes per element)
+    elements: int  #: length of each of the add's three arrays
+    matmul_order: int  #: order of the multiply
+
+    @property
+    def ridge_point(self) -> float:
+        """P / B, FLOP/byte."""
+        return self.peak_flops / self.bandwidth
+
+
+def machine_roof(threads=1, elements=None, matmul_order=None, repeats=5) -> MachineRoof:
+    """Measure the roof at one thread count: STREAM's add on ``threads`` threads and a square float64
+    multiply whose maths library uses the same number of threads.
+
+    Run it through :func:`with_threads` (``with_threads(k, "machine_roof", threads=k)``) so that the
+    maths library starts with ``k`` threads; called directly, the multiply uses whatever thread
+    count the library started with.
+
+    Parameters
+    ----------
+    threads : int, optional
+        Threads of the add, whole, 1 to 1024 (default 1).
+    elements : int, optional
+        Length of each array of the add (default: :func:`stream_elements` of :func:`last_level_cache`).
+    matmul_order : int, optional
+        Order of the multiply (default :func:`matmul_order_for` ``threads``).
+    repeats : int, optional
+        Timings of each kernel; the best of each is kept (default 5; the add gets twice as many).
+
+    Returns
+    -------
+    MachineRoof
+
+    Examples
+    --------
+    >>> roof = machine_roof(1, elements=4096, matmul_order=32, repeats=2)
+    >>> roof.threads, roof.elements, roof.matmul_order, roof.peak_flops > 0
+    (1, 4096, 32, True)
+    """
+    k = single_whole("threads", threads, 1, 1024)
+    n = stream_elements(last_level_cache().total_bytes) if elements is None else single_whole("elements", elements)
+    order = matmul_order_for(k) if matmul_order is None else single_whole("matmul_order", matmul_order)
+    r = single_whole("repeats", repeats)
+    add = stream_add(n, k, repeats=2 * r)
+    mm = matmul_timings([order], repeats=r)
+    return MachineRoof(k, best_rate(mm.amount, mm.seconds), best_rate(add.amount, add.seconds), n, order)
+
+
+def value_spread(values) -> RateSpread:
+    """Best, median and lowest of repeated measurements of one rate (P or B of several runs).
+
+    Parameters
+    ----------
+    values : array_like
+        Rates, each > 0.
+
+    Returns
+    -------
+    RateSpread
+        Its ``spread`` is ``1 - lowest / best``.
+
+    Examples
+    --------
+    >>> r = value_spread([10.0, 9.0, 9.5, 8.5, 10.0])
+    >>> r.best, r.median, r.worst, round(r.spread, 3)
+    (10.0, 9.5, 8.5, 0.15)
+    """
+    v = as_float_array("values", values).ravel()
+    if v.size == 0:
+        raise ValueError("values must hold at least one measurement")
+    if np.any(v <= 0):
+        raise ValueError(f"values must be > 0; got {v[v <= 0][0]:g}")
+    return RateSpread(float(np.max(v)), float(np.median(v)), float(np.min(v)), int(v.size))
+
+
 #: The environment variables that fix the thread count of the usual maths libraries when Python starts:
 #: OpenBLAS (numpy's wheels), OpenMP, MKL, BLIS and Apple's Accelerate.
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
                     "VECLIB_MAXIMUM_THREADS")
-_CHILD_MEASUREMENTS = ("bandwidth_samples", "matmul_timings", "kernel_runs")
+_CHILD_MEASUREMENTS = ("bandwidth_samples", "matmul_timings", "kernel_runs", "machine_roof")
 # The child loads this module and _validate only: the package's directory is registered as a bare package,
 # so its __init__ (which imports the figures, matplotlib and the rest, most of a second) does not run.
 _CHILD = ("import pickle, sys, types\n"
@@ -852,7 +1194,7 @@ _CHILD = ("import pickle, sys, types\n"
           "sys.stdout.buffer.write(pickle.dumps(getattr(probe, name)(**kwargs)))\n")
 
 
-def with_threads(threads: int, measurement: str, **kwargs):
+def with_threads(threads: int, measurement: str, /, **kwargs):
     """Run one of this module's measurements in a fresh Python whose maths library uses ``threads`` threads.
 
     A maths library (numpy's OpenBLAS, or MKL, BLIS, Accelerate) reads its thread
@@ -868,13 +1210,14 @@ def with_threads(threads: int, measurement: str, **kwargs):
     threads : int
         Threads of the maths library, whole, 1 to 1024.
     measurement : str
-        ``"matmul_timings"``, ``"kernel_runs"`` or ``"bandwidth_samples"``.
+        ``"matmul_timings"``, ``"kernel_runs"``, ``"bandwidth_samples"`` or ``"machine_roof"``
+        (whose ``threads`` defaults to the same count).
     **kwargs
         Passed to the measurement.
 
     Returns
     -------
-    What the measurement returns (:class:`Timings`, or a list of :class:`KernelRun`).
+    What the measurement returns (:class:`Timings`, a list of :class:`KernelRun`, or a :class:`MachineRoof`).
 
     Examples
     --------
@@ -885,6 +1228,8 @@ def with_threads(threads: int, measurement: str, **kwargs):
     k = single_whole("threads", threads, 1, 1024)
     if measurement not in _CHILD_MEASUREMENTS:
         raise ValueError(f"measurement must be one of {', '.join(_CHILD_MEASUREMENTS)}; got {measurement!r}")
+    if measurement == "machine_roof":
+        kwargs.setdefault("threads", k)             # the add runs on as many threads as the maths library
     env = dict(os.environ, **{name: str(k) for name in THREAD_VARIABLES})
     package = str(Path(__file__).resolve().parent)
     done = subprocess.run([sys.executable, "-c", _CHILD, package], input=pickle.dumps((measurement, kwargs)),

@@ -59,6 +59,10 @@ __all__ = [
     "decode_step_time",
     "decode_tokens_per_second",
     "decode_ridge_batch",
+    "decode_intensity_limit",
+    "kv_cache_batch_limit",
+    "CPU_SOCKET_EXAMPLE",
+    "cpu_socket_roof",
     "GROWTH_PER_TWO_YEARS",
 ]
 
@@ -326,19 +330,35 @@ def gemm_flops(m, n, k):
     return scalar_or_array(2.0 * mb * nb * kb, *raw)
 
 
+def _gemm_operand_bytes(bytes_per_element, weight_bytes, output_bytes):
+    w = check_positive("bytes_per_element", bytes_per_element)
+    wb = w if weight_bytes is None else check_positive("weight_bytes", weight_bytes)
+    ob = w if output_bytes is None else check_positive("output_bytes", output_bytes)
+    return w, wb, ob
+
+
 @public
-def gemm_bytes(m, n, k, bytes_per_element=2):
+def gemm_bytes(m, n, k, bytes_per_element=2, *, weight_bytes=None, output_bytes=None):
     """Compulsory memory traffic of ``C = A @ B``: read A and B once, write C once.
 
-    ``bytes_per_element * (m k + k n + m n)``. A kernel that also reads C
-    (``C += A @ B``) moves ``m n`` elements more.
+    ``a m k + w k n + c m n`` bytes, with ``a = bytes_per_element`` bytes per
+    element of A, ``w = weight_bytes`` per element of B and ``c =
+    output_bytes`` per element of C (both default to ``a``). An fp8 multiply
+    usually reads fp8 inputs and writes bf16 or fp32 (``output_bytes=2`` or
+    4); a weight-only 8-bit kernel reads 1-byte weights B beside 2-byte
+    activations A (``weight_bytes=1``). A kernel that also reads C (``C += A @
+    B``) moves ``m n`` elements more.
 
     Parameters
     ----------
     m, n, k : float or array_like
         Matrix dimensions, > 0.
     bytes_per_element : float or array_like, optional
-        > 0 (default 2, bf16).
+        Bytes per element of A, > 0 (default 2, bf16), and of B and C unless given.
+    weight_bytes : float or array_like, optional
+        Bytes per element of B, > 0 (default: ``bytes_per_element``).
+    output_bytes : float or array_like, optional
+        Bytes per element of C, > 0 (default: ``bytes_per_element``).
 
     Returns
     -------
@@ -349,15 +369,18 @@ def gemm_bytes(m, n, k, bytes_per_element=2):
     --------
     >>> gemm_bytes(1024, 1024, 1024) / 2**20     # three 2 MiB matrices
     6.0
+    >>> gemm_bytes(1024, 1024, 1024, 1, output_bytes=2) / 2**20    # fp8 in, bf16 out
+    4.0
     """
     raw, (mb, nb, kb) = _gemm_dims(m, n, k)
-    w = check_positive("bytes_per_element", bytes_per_element)
-    mb, nb, kb, wb = check_broadcast(m=mb, n=nb, k=kb, bytes_per_element=w)
-    return scalar_or_array(wb * (mb * kb + kb * nb + mb * nb), *raw, w)
+    a, w, c = _gemm_operand_bytes(bytes_per_element, weight_bytes, output_bytes)
+    mb, nb, kb, ab, wb, cb = check_broadcast(m=mb, n=nb, k=kb, bytes_per_element=a, weight_bytes=w,
+                                             output_bytes=c)
+    return scalar_or_array(ab * mb * kb + wb * kb * nb + cb * mb * nb, *raw, a, w, c)
 
 
 @public
-def gemm_intensity(m, n, k, bytes_per_element=2):
+def gemm_intensity(m, n, k, bytes_per_element=2, *, weight_bytes=None, output_bytes=None):
     r"""Arithmetic intensity of a matrix multiply, with compulsory traffic.
 
     .. math:: I = \frac{2\,m n k}{w\,(m k + k n + m n)}
@@ -366,7 +389,9 @@ def gemm_intensity(m, n, k, bytes_per_element=2):
     ``I = 2 n / (3 w)``, which grows without bound: big enough matrix
     multiplies are compute-bound on every device. A multiply with one small
     dimension (m tokens against a k x n weight matrix) has ``I`` close to
-    ``2 m / w``.
+    ``2 m / w``. With different bytes per operand (see :func:`gemm_bytes`) the
+    denominator is ``a m k + w k n + c m n``: a square fp8 multiply that
+    writes bf16 has ``I = 2 n / 4 = n / 2``.
 
     Parameters
     ----------
@@ -374,6 +399,8 @@ def gemm_intensity(m, n, k, bytes_per_element=2):
         Matrix dimensions, > 0: A is m x k, B is k x n.
     bytes_per_element : float or array_like, optional
         > 0 (default 2, bf16).
+    weight_bytes, output_bytes : float or array_like, optional
+        Bytes per element of B and of C, > 0, as in :func:`gemm_bytes`.
 
     Returns
     -------
@@ -386,11 +413,14 @@ def gemm_intensity(m, n, k, bytes_per_element=2):
     1365.3333333333333
     >>> round(gemm_intensity(1, 8192, 8192), 4)    # one token through an 8192 x 8192 layer
     0.9998
+    >>> gemm_intensity(1024, 1024, 1024, 1, output_bytes=2)    # fp8 inputs, bf16 output: n / 2
+    512.0
     """
     raw, (mb, nb, kb) = _gemm_dims(m, n, k)
-    w = check_positive("bytes_per_element", bytes_per_element)
-    mb, nb, kb, wb = check_broadcast(m=mb, n=nb, k=kb, bytes_per_element=w)
-    return scalar_or_array(2.0 * mb * nb * kb / (wb * (mb * kb + kb * nb + mb * nb)), *raw, w)
+    a, w, c = _gemm_operand_bytes(bytes_per_element, weight_bytes, output_bytes)
+    mb, nb, kb, ab, wb, cb = check_broadcast(m=mb, n=nb, k=kb, bytes_per_element=a, weight_bytes=w,
+                                             output_bytes=c)
+    return scalar_or_array(2.0 * mb * nb * kb / (ab * mb * kb + wb * kb * nb + cb * mb * nb), *raw, a, w, c)
 
 
 def _decode_args(batch, n_params, bytes_per_param, kv_bytes_per_seq):
@@ -592,6 +622,133 @@ def decode_ridge_batch(peak_flops, bandwidth, bytes_per_param=2):
     w = _bytes_per_param(bytes_per_param)
     pb, bwb, wb = check_broadcast(peak_flops=p, bandwidth=bw, bytes_per_param=w)
     return scalar_or_array(wb * pb / (2.0 * bwb), p, bw, w)
+
+
+@public
+def decode_intensity_limit(n_params, kv_bytes_per_seq):
+    r"""The intensity decoding tends to as the batch grows: :math:`\lim_{b\to\infty} I(b) = 2N / c_\text{kv}`.
+
+    Each sequence adds ``2 N`` FLOPs and its own ``c_kv`` bytes of key-value
+    cache to a step, so however large the batch, the intensity of
+    :func:`decode_intensity` stays below ``2 N / c_kv``. When that is below
+    the ridge point, no batch makes decoding compute-bound.
+
+    Parameters
+    ----------
+    n_params : float or array_like
+        Parameters N, > 0.
+    kv_bytes_per_seq : float or array_like
+        Cache bytes read per sequence per step, > 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        FLOP/byte.
+
+    Examples
+    --------
+    >>> round(decode_intensity_limit(7e9, 2**30), 2)     # 1 GiB of cache per sequence
+    13.04
+    """
+    n = check_positive("n_params", n_params)
+    kv = check_positive("kv_bytes_per_seq", kv_bytes_per_seq)
+    nb, kvb = check_broadcast(n_params=n, kv_bytes_per_seq=kv)
+    return scalar_or_array(2.0 * nb / kvb, n, kv)
+
+
+@public
+def kv_cache_batch_limit(memory_bytes, n_params, kv_bytes_per_seq, bytes_per_param=2):
+    r"""The most sequences whose key-value caches fit in memory beside the weights.
+
+    .. math:: b_\text{max} = \left\lfloor \frac{M - N b_\text{p}}{c_\text{kv}} \right\rfloor
+
+    for ``M`` bytes of device memory, ``N b_p`` bytes of weights and
+    ``c_kv`` bytes of cache per sequence (:func:`scalinglib.kv_cache_bytes`
+    of its context). Activations and the runtime's own memory are left out,
+    so a real server fits fewer. A batch beyond this limit cannot be formed,
+    whatever the roofline says it would gain; 0 means the weights alone do
+    not leave room for one sequence.
+
+    Parameters
+    ----------
+    memory_bytes : float or array_like
+        Device memory M in bytes, > 0.
+    n_params : float or array_like
+        Parameters N, > 0.
+    kv_bytes_per_seq : float or array_like
+        Cache bytes one sequence keeps, > 0.
+    bytes_per_param : float, array_like or str, optional
+        b_p, > 0 (default 2), or a preset of :data:`scalinglib.BYTES_PER_PARAM`.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Whole number of sequences, >= 0.
+
+    Examples
+    --------
+    >>> kv_cache_batch_limit(80e9, 7e9, 2**30)          # 14 GB of weights, 1 GiB of cache each
+    61.0
+    >>> kv_cache_batch_limit(80e9, 70e9, 2**30)         # 140 GB of weights do not fit at all
+    0.0
+    """
+    m = check_positive("memory_bytes", memory_bytes)
+    n = check_positive("n_params", n_params)
+    kv = check_positive("kv_bytes_per_seq", kv_bytes_per_seq)
+    w = _bytes_per_param(bytes_per_param)
+    mb, nb, kvb, wb = check_broadcast(memory_bytes=m, n_params=n, kv_bytes_per_seq=kv, bytes_per_param=w)
+    return scalar_or_array(np.maximum(np.floor((mb - nb * wb) / kvb), 0.0), m, n, kv, w)
+
+
+#: A server CPU socket to set beside the reader's machine and the accelerators at equal precision (fp64):
+#: Intel Xeon Platinum 8480+ (Sapphire Rapids). Cores, base clock, last-level cache and memory channels
+#: from Intel's product specification (ark.intel.com, Xeon Platinum 8480+); 32 fp64 FLOPs per core per
+#: cycle from two AVX-512 fused multiply-add units of 8 doubles each (Intel 64 and IA-32 Architectures
+#: Optimization Reference Manual). The peak assumes the base clock on every core; the bandwidth is the
+#: DDR5 channels' transfer rate (8 channels x 4800 MT/s x 8 bytes).
+CPU_SOCKET_EXAMPLE: dict[str, float | str] = {
+    "name": "Xeon Platinum 8480+ socket",
+    "cores": 56,
+    "fp64_flops_per_cycle": 32,
+    "clock_hz": 2.0e9,
+    "memory_channels": 8,
+    "transfers_per_second": 4.8e9,
+    "bytes_per_transfer": 8,
+    "last_level_cache_bytes": 105e6,
+}
+
+
+def cpu_socket_roof(spec=None) -> tuple[float, float]:
+    """Datasheet roof of a CPU socket: ``(P, B)`` with ``P = cores x FLOPs per cycle x clock`` and
+    ``B = channels x transfers per second x bytes per transfer``.
+
+    Parameters
+    ----------
+    spec : dict, optional
+        Keys as in :data:`CPU_SOCKET_EXAMPLE` (the default), each number > 0.
+
+    Returns
+    -------
+    tuple of float
+        Peak FLOP/s and bandwidth in bytes/s.
+
+    Examples
+    --------
+    >>> p, b = cpu_socket_roof()
+    >>> round(p / 1e12, 3), round(b / 1e9, 1), round(p / b, 1)
+    (3.584, 307.2, 11.7)
+    """
+    spec = CPU_SOCKET_EXAMPLE if spec is None else spec
+    if not isinstance(spec, dict):
+        raise TypeError(f"spec must be a dict like CPU_SOCKET_EXAMPLE; got {type(spec).__name__}")
+    keys = ("cores", "fp64_flops_per_cycle", "clock_hz", "memory_channels", "transfers_per_second",
+            "bytes_per_transfer")
+    missing = [k for k in keys if k not in spec]
+    if missing:
+        raise ValueError(f"spec lacks {', '.join(missing)}")
+    v = {k: float(check_positive(k, spec[k])) for k in keys}
+    peak = v["cores"] * v["fp64_flops_per_cycle"] * v["clock_hz"]
+    return peak, v["memory_channels"] * v["transfers_per_second"] * v["bytes_per_transfer"]
 
 
 #: How fast server hardware grew, as a factor every two years over about twenty years (1996-2023), from

@@ -219,22 +219,22 @@ def test_the_pipe_probes_are_gone():
 
 
 def test_section_3_7_measurements_do_a_bounded_amount_of_work(monkeypatch):
-    """3.7's cell: nine 64 MiB adds, three matrix multiplies five times each, and the kernel runs. Its cost is
-    bounded by the work it asks for (bytes moved and FLOPs), which does not depend on how busy the machine
-    is: at least 1 GB/s and 1 GFLOP/s, which any machine that runs the book reaches, it finishes within
-    seconds. The cell's sizes are run here with two repeats each (the amounts do not depend on them)."""
-    import inspect
-
+    """3.7.5's cells under SCALINGLIB_MEASURE=quick (what nbval runs): two runs of each roof, each capped at two
+    timings of the add and two of the multiply after a warm-up. On a machine whose cache is 32 MiB, as here, the
+    arrays hold 128 MiB each. The work is bounded by the bytes and FLOPs it asks for: at 1 GB/s and 1 GFLOP/s,
+    which any machine that runs the book reaches, the one-core and two-core roofs finish within a minute."""
     monkeypatch.setenv(probe.MEASURE_ENV, "quick")
-    samples = probe.bandwidth_samples()
-    mm = probe.matmul_timings((512, 768, 1024))
-    probe.kernel_runs()
-    repeats = {f.__name__: inspect.signature(f).parameters["repeats"].default
-               for f in (probe.bandwidth_samples, probe.matmul_timings)}
-    assert repeats == {"bandwidth_samples": 9, "matmul_timings": 5} and samples.amount[0] == 24 * 2**23
-    moved = float(samples.amount[0]) * repeats["bandwidth_samples"]     # bytes the nine adds are charged
-    flops = float(mm.amount.sum()) * repeats["matmul_timings"]          # 2 n**3 per multiply, each repeat
-    assert moved / 1e9 + flops / 1e9 < 30                # seconds at 1 GB/s and 1 GFLOP/s
+    length = probe.stream_elements(32 * 2**20)
+    assert 8 * length == 4 * 32 * 2**20
+    runs = 2
+    moved = flops = 0.0
+    for threads in (1, 2):
+        passes = 1 + probe._repeats(2 * 5)                     # the warm-up, then the capped timings
+        moved += runs * passes * 24.0 * length
+        flops += runs * (1 + probe._repeats(5)) * 2.0 * probe.matmul_order_for(threads) ** 3
+    assert moved / 1e9 + flops / 1e9 < 60
+    roof = probe.machine_roof(1, elements=2**16, matmul_order=64, repeats=5)
+    assert roof.threads == 1 and roof.ridge_point == roof.peak_flops / roof.bandwidth
 
 
 def test_quick_measurements_cap_the_repeats(monkeypatch):
@@ -252,3 +252,139 @@ def test_quick_measurements_cap_the_repeats(monkeypatch):
         assert len(calls) == 3 * expected
         assert probe.with_threads(1, "bandwidth_samples", elements=1000, repeats=9).seconds.size == expected
     assert probe.QUICK_REPEATS == 2 and probe._repeats(1) == 1            # a cap, never a raise
+
+
+# --- the last-level cache, read from simulated machines ---------------------------------------------
+
+def _machine(root, cpus, caches):
+    """A /sys/devices/system/cpu tree: ``caches`` lists (level, type, size text, CPUs per instance)."""
+    for cpu in range(cpus):
+        for index, (level, kind, size, per) in enumerate(caches):
+            d = root / f"cpu{cpu}" / "cache" / f"index{index}"
+            d.mkdir(parents=True)
+            first = cpu - cpu % per
+            (d / "level").write_text(f"{level}\n")
+            (d / "type").write_text(f"{kind}\n")
+            (d / "size").write_text(f"{size}\n")
+            (d / "shared_cpu_list").write_text(f"{first}-{first + per - 1}\n" if per > 1 else f"{cpu}\n")
+    return root
+
+
+
+@pytest.mark.parametrize(("cpus", "caches", "total_mb", "instances"), [
+    # a 16-core desktop chip: one 32 MiB L3 shared by every CPU
+    (16, [(1, "Data", "48K", 2), (1, "Instruction", "32K", 2), (2, "Unified", "2048K", 2), (3, "Unified", "32768K", 16)],
+     32 * 2**20, 1),
+    # a Xeon Platinum 8480+: 56 cores, 112 threads, one 105 MB L3
+    (112, [(1, "Data", "48K", 2), (2, "Unified", "2048K", 2), (3, "Unified", "107520K", 112)], 105 * 2**20, 1),
+    # an EPYC 9654: 96 cores, 192 threads, twelve chiplets of 32 MiB each, 384 MiB in all
+    (192, [(1, "Data", "32K", 2), (2, "Unified", "1024K", 2), (3, "Unified", "32768K", 16)], 384 * 2**20, 12),
+])
+def test_last_level_cache_of_simulated_machines(tmp_path, cpus, caches, total_mb, instances):
+    root = _machine(tmp_path, cpus, caches)
+    info = probe.last_level_cache(sys_cpu=root, sysconf=lambda name: 0)
+    assert (info.level, info.total_bytes, info.instances, info.source) == (3, total_mb, instances, "sysfs")
+    length = probe.stream_elements(info.total_bytes)
+    assert 8 * length >= 4 * total_mb and 8 * length < 4 * total_mb + 8 * 2**16     # at least 4x, rounded up
+    assert length % 2**16 == 0
+    assert "L3" in info.describe() and (f"{instances} x" in info.describe()) == (instances > 1)
+
+
+def test_last_level_cache_falls_back_to_sysconf_then_to_a_stated_size(tmp_path):
+    info = probe.last_level_cache(sys_cpu=tmp_path / "absent", sysconf=lambda name: 8 * 2**20 if "3" in name else 0)
+    assert (info.level, info.total_bytes, info.source) == (3, 8 * 2**20, "sysconf")
+    info = probe.last_level_cache(sys_cpu=tmp_path / "absent", sysconf=lambda name: 2**20 if "2" in name else 0)
+    assert (info.level, info.total_bytes, info.source) == (2, 2**20, "sysconf")
+
+    def refuses(name):
+        raise ValueError(name)
+
+    for sysconf in (refuses, lambda name: -1, lambda name: 0):
+        info = probe.last_level_cache(sys_cpu=tmp_path / "absent", sysconf=sysconf)
+        assert (info.level, info.total_bytes, info.source) == (None, probe.FALLBACK_CACHE_BYTES, "fallback")
+        assert "assumed 128 MiB" in info.describe()
+    assert probe.stream_elements(probe.FALLBACK_CACHE_BYTES) * 8 == 512 * 2**20
+    # unreadable entries are skipped, not fatal
+    bad = tmp_path / "bad" / "cpu0" / "cache" / "index0"
+    bad.mkdir(parents=True)
+    (bad / "level").write_text("three\n")
+    (bad / "size").write_text("lots\n")
+    assert probe.last_level_cache(sys_cpu=tmp_path / "bad", sysconf=lambda name: 0).source == "fallback"
+
+
+def test_this_machine_has_a_readable_cache():
+    info = probe.last_level_cache()
+    assert info.total_bytes > 0 and info.source in ("sysfs", "sysconf", "fallback")
+
+
+def test_stream_elements_validates():
+    assert probe.stream_elements(1, minimum=2**20) == 2**20
+    assert probe.stream_elements(32 * 2**20, factor=1) * 8 == 32 * 2**20
+    with pytest.raises(ValueError, match="factor"):
+        probe.stream_elements(2**20, factor=0.5)
+    with pytest.raises(ValueError, match="cache_bytes"):
+        probe.stream_elements(0)
+
+
+# --- STREAM's add on several threads, and the roof at one thread count ------------------------------
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_stream_add_counts_bytes_as_stream_does(threads):
+    t = probe.stream_add(3000, threads=threads, repeats=3)
+    assert t.amount.tolist() == [72000.0] * 3 and t.seconds.shape == (3,) and np.all(t.seconds > 0)
+    t = probe.stream_add(3000, threads=threads, repeats=2, pin=False)
+    assert t.seconds.size == 2
+
+
+def test_stream_add_validates_and_is_capped_under_quick(monkeypatch):
+    with pytest.raises(ValueError, match="elements"):
+        probe.stream_add(2, threads=4)
+    with pytest.raises(ValueError, match="threads"):
+        probe.stream_add(100, threads=0)
+    monkeypatch.setenv(probe.MEASURE_ENV, "quick")
+    assert probe.stream_add(1000, threads=2, repeats=9).seconds.size == probe.QUICK_REPEATS
+
+
+def test_machine_roof_takes_the_best_of_one_kernel_each_at_one_thread_count(monkeypatch):
+    """Synthetic timings: B is the best rate of the add (24 bytes per element), P the best of the multiply, both at
+    the thread count asked for; nothing else is maximised over."""
+    calls = {}
+
+    def fake_add(elements, threads, repeats):
+        calls["add"] = (elements, threads, repeats)
+        return probe.Timings(np.full(3, 24.0 * elements), np.array([0.02, 0.01, 0.04]))
+
+    def fake_matmul(sizes, repeats):
+        calls["matmul"] = (list(sizes), repeats)
+        return probe.Timings(np.full(1, 2.0 * sizes[0] ** 3), np.array([0.1]))
+
+    monkeypatch.setattr(probe, "stream_add", fake_add)
+    monkeypatch.setattr(probe, "matmul_timings", fake_matmul)
+    roof = probe.machine_roof(4, elements=10**6, repeats=3)
+    assert calls == {"add": (10**6, 4, 6), "matmul": ([probe.matmul_order_for(4)], 3)}
+    assert roof.bandwidth == pytest.approx(24e6 / 0.01) and roof.peak_flops == pytest.approx(
+        2.0 * probe.matmul_order_for(4) ** 3 / 0.1)
+    assert roof.ridge_point == pytest.approx(roof.peak_flops / roof.bandwidth)
+
+
+def test_with_threads_gives_the_roof_its_thread_count():
+    roof = probe.with_threads(2, "machine_roof", elements=2**12, matmul_order=32, repeats=1)
+    assert isinstance(roof, probe.MachineRoof) and roof.threads == 2 and roof.matmul_order == 32
+    roof = probe.with_threads(1, "machine_roof", threads=1, elements=2**12, matmul_order=16, repeats=1)
+    assert roof.threads == 1
+
+
+def test_value_spread_of_five_runs():
+    r = probe.value_spread([10.0, 9.0, 9.5, 8.5, 10.0])
+    assert (r.best, r.median, r.worst, r.repeats) == (10.0, 9.5, 8.5, 5) and r.spread == pytest.approx(0.15)
+    with pytest.raises(ValueError, match="values"):
+        probe.value_spread([])
+    with pytest.raises(ValueError, match="values"):
+        probe.value_spread([1.0, 0.0])
+
+
+def test_matmul_order_grows_with_the_threads():
+    orders = [probe.matmul_order_for(k) for k in (1, 2, 4, 8, 64)]
+    assert orders == sorted(orders) and orders[0] == 1024 and all(o % 256 == 0 for o in orders)
+    with pytest.raises(ValueError, match="threads"):
+        probe.matmul_order_for(0)

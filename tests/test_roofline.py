@@ -313,8 +313,8 @@ def _smallest(mask):
 
 
 def test_section_3_7_fp8_keeps_a_shrinking_kernel_in_place():
-    """H100: square GEMM compute-bound from n = 887 and decode from batch 296 in bf16 and in fp8 alike;
-    fp8 arithmetic on 16-bit data needs n = 1773 and batch 591."""
+    """H100: square GEMM compute-bound from n = 887 and decode from batch 296 in bf16 and in fp8 (fp8 output)
+    alike; fp8 arithmetic on 16-bit data needs n = 1773 and batch 591."""
     h100 = sl.get_accelerator("H100")
     c = np.arange(1, 5000)
     table = {}
@@ -323,7 +323,7 @@ def test_section_3_7_fp8_keeps_a_shrinking_kernel_in_place():
         table[label] = (_smallest(sl.gemm_intensity(c, c, c, nbytes) >= ridge),
                         _smallest(sl.decode_intensity(c, 7e9, bytes_per_param=nbytes) >= ridge))
     assert table == {"bf16": (887, 296), "fp8": (887, 296), "mixed": (1773, 591)}
-    assert table["bf16"][0] == sl.exercises.s3_7.smallest_compute_bound_square()   # exercise 3.7.2(a) agrees
+    assert table["bf16"][0] == sl.exercises.s3_7.smallest_compute_bound_square("H100 SXM 80GB")
     assert math.ceil(sl.roofline.decode_ridge_batch(h100.peak("fp8"), h100.memory_bandwidth, 1)) == 296
     assert round(h100.ridge_point("bf16"), 1) == 295.4 and round(h100.ridge_point("fp8"), 1) == 590.7
 
@@ -456,3 +456,142 @@ def test_with_threads_runs_a_measurement_with_the_maths_library_pinned():
         sl.probe.with_threads(2000, "matmul_timings")
     with pytest.raises(ValueError, match="measurement"):
         sl.probe.with_threads(1, "cpu_info")
+
+
+def test_section_3_7_fp8_output_and_weight_only_rows():
+    """3.7.4's table: an fp8 multiply writing bf16 has I = x/2 and needs order 1,182 ("a third more" than 887);
+    weight-only 8-bit (bf16 peak) needs order 739 and decoding turns compute-bound at batch 148, half of 296."""
+    h100 = sl.get_accelerator("H100")
+    c = np.arange(1, 5000)
+    rows = {}
+    for label, act, weight, out, precision in (("bf16", 2, 2, 2, "bf16"), ("fp8->bf16", 1, 1, 2, "fp8"),
+                                               ("fp8->fp8", 1, 1, 1, "fp8"), ("bf16 on fp8", 2, 2, 2, "fp8"),
+                                               ("weight-only", 2, 1, 2, "bf16")):
+        ridge = h100.ridge_point(precision)
+        rows[label] = (_smallest(sl.gemm_intensity(c, c, c, act, weight_bytes=weight, output_bytes=out) >= ridge),
+                       _smallest(sl.decode_intensity(c, 7e9, bytes_per_param=weight) >= ridge))
+    assert rows == {"bf16": (887, 296), "fp8->bf16": (1182, 296), "fp8->fp8": (887, 296),
+                    "bf16 on fp8": (1773, 591), "weight-only": (739, 148)}
+    assert 1182 / 887 == pytest.approx(4 / 3, rel=0.01)
+    np.testing.assert_allclose(sl.gemm_intensity(c, c, c, 1, output_bytes=2), c / 2)
+    np.testing.assert_allclose(sl.gemm_intensity(c, c, c, 2, weight_bytes=1), 2 * c / 5)
+
+
+@given(dims, dims, dims, st.floats(0.5, 8), st.floats(0.5, 8), st.floats(0.5, 8))
+def test_gemm_bytes_per_operand(m, n, k, a, w, c):
+    assert sl.gemm_bytes(m, n, k, a, weight_bytes=w, output_bytes=c) == pytest.approx(a * m * k + w * k * n + c * m * n)
+    assert sl.gemm_bytes(m, n, k, a) == sl.gemm_bytes(m, n, k, a, weight_bytes=a, output_bytes=a)
+    assert sl.gemm_intensity(m, n, k, a, weight_bytes=w, output_bytes=c) == pytest.approx(
+        sl.gemm_flops(m, n, k) / sl.gemm_bytes(m, n, k, a, weight_bytes=w, output_bytes=c))
+
+
+def test_gemm_operand_bytes_are_validated():
+    with pytest.raises(ValueError, match="weight_bytes"):
+        sl.gemm_bytes(8, 8, 8, weight_bytes=0)
+    with pytest.raises(ValueError, match="output_bytes"):
+        sl.gemm_intensity(8, 8, 8, output_bytes=-1)
+    with pytest.raises(TypeError, match="output_bytes"):
+        sl.gemm_intensity(8, 8, 8, output_bytes="two")
+
+
+def test_section_3_7_kv_cache_ceilings():
+    """3.7.3: a Llama-2-7B-shaped model (32 layers, 32 heads of 128) at 2,048 tokens on the A100 80GB. MHA:
+    1.074 GB a sequence, 61 fit beside 14 GB of weights (so batch 64 cannot be formed), I = 10.7 at 61, limit 13.0.
+    GQA with 8 KV heads: 0.268 GB, 245 fit, I = 43.0, limit 52.2; 29.3x from batch 1 to 64. All below the ridge 153."""
+    r = sl.roofline
+    a100 = sl.get_accelerator("A100")
+    P, B, M = a100.peak("bf16"), a100.memory_bandwidth, a100.memory_bytes
+    got = {}
+    for label, heads in (("MHA", 32), ("GQA", 8)):
+        c_kv = sl.kv_cache_bytes(2048, 32, heads, 128)
+        b_max = r.kv_cache_batch_limit(M, 7e9, c_kv)
+        got[label] = (round(c_kv / 1e9, 3), b_max, round(sl.decode_intensity(b_max, 7e9, kv_bytes_per_seq=c_kv), 1),
+                      round(r.decode_intensity_limit(7e9, c_kv), 1))
+        assert got[label][2] < got[label][3] < a100.ridge_point("bf16")
+    assert got == {"MHA": (1.074, 61, 10.7, 13.0), "GQA": (0.268, 245, 43.0, 52.2)}
+    assert got["MHA"][1] < 64 and 14e9 + 61 * sl.kv_cache_bytes(2048, 32, 32, 128) <= M
+    c = sl.kv_cache_bytes(2048, 32, 8, 128)
+    gain = sl.decode_tokens_per_second(64, 7e9, P, B, kv_bytes_per_seq=c) / sl.decode_tokens_per_second(
+        1, 7e9, P, B, kv_bytes_per_seq=c)
+    assert round(gain, 1) == 29.3 and gain < 64 / 2            # "cuts the gain by more than half"
+
+
+def test_kv_cache_limits_validate_and_broadcast():
+    r = sl.roofline
+    assert r.kv_cache_batch_limit(80e9, 70e9, 1e9) == 0.0      # 140 GB of weights leave no room
+    np.testing.assert_array_equal(r.kv_cache_batch_limit([80e9, 141e9], 7e9, 1e9), [66.0, 127.0])
+    assert r.decode_intensity_limit(7e9, 1.4e9) == pytest.approx(10.0)
+    # the intensity approaches the limit from below as the batch grows
+    i = sl.decode_intensity(np.array([1, 10, 1e3, 1e6]), 7e9, kv_bytes_per_seq=1.4e9)
+    assert np.all(np.diff(i) > 0) and i[-1] < 10.0 and i[-1] == pytest.approx(10.0, rel=1e-4)
+    for bad in ({"memory_bytes": 0}, {"kv_bytes_per_seq": 0}, {"n_params": -1}):
+        args = {"memory_bytes": 80e9, "n_params": 7e9, "kv_bytes_per_seq": 1e9} | bad
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            r.kv_cache_batch_limit(**args)
+    with pytest.raises(ValueError, match="kv_bytes_per_seq"):
+        r.decode_intensity_limit(7e9, 0)
+
+
+def test_section_3_7_ridges_at_equal_precision():
+    """3.7.6: Xeon 8480+ socket 3.58 TFLOP/s fp64, 307.2 GB/s, ridge 11.7; A100 fp64 9.6, H100 fp64 20.0; bf16 153.0
+    and 295.4."""
+    p, b = sl.roofline.cpu_socket_roof()
+    assert (round(p / 1e12, 2), round(b / 1e12, 3), round(p / b, 1)) == (3.58, 0.307, 11.7)
+    a100, h100 = sl.get_accelerator("A100"), sl.get_accelerator("H100")
+    assert (round(a100.ridge_point("fp64"), 1), round(h100.ridge_point("fp64"), 1)) == (9.6, 20.0)
+    assert (round(a100.ridge_point("bf16"), 1), round(h100.ridge_point("bf16"), 1)) == (153.0, 295.4)
+    assert sl.roofline.CPU_SOCKET_EXAMPLE["last_level_cache_bytes"] == 105e6
+    with pytest.raises(ValueError, match="clock_hz"):
+        sl.roofline.cpu_socket_roof(dict(sl.roofline.CPU_SOCKET_EXAMPLE, clock_hz=0))
+    with pytest.raises(ValueError, match="lacks"):
+        sl.roofline.cpu_socket_roof({"cores": 4})
+    with pytest.raises(TypeError, match="spec"):
+        sl.roofline.cpu_socket_roof([1, 2])
+
+
+def test_section_3_7_small_multiply_cannot_fill_the_gpu():
+    """3.7.7: a 512-cubed multiply in 128 x 128 tiles has 16 tiles: 15% of the A100's 108 SMs, 12% of the H100's 132;
+    its roofline time on the H100 is 0.47 us, under half a microsecond."""
+    tiles = (512 // 128) ** 2
+    assert tiles == 16 and f"{tiles / 108:.0%}" == "15%" and f"{tiles / 132:.0%}" == "12%"
+    h100 = sl.get_accelerator("H100")
+    t = sl.roofline_time(sl.gemm_flops(512, 512, 512), sl.gemm_bytes(512, 512, 512), h100.peak("bf16"),
+                         h100.memory_bandwidth)
+    assert round(t * 1e6, 2) == 0.47 and t < 0.5e-6
+
+
+def test_section_3_7_exercise_solutions_quote_the_library():
+    """The solutions' numbers: 3.7.1 MI300X fp8 ridge 493.4 (about twice its bf16 one), order 1536 has I = 512;
+    3.7.2(a) 3 x the MI300X's bf16 ridge = 740.04, so 741; 3.7.3 on the H200 with 8-bit weights: 2.71 ms, 26 us of
+    arithmetic, ridge batch 103.1, share 0.621 at batch 64; 3.7.4 with a 70B 8-bit model: 20.9 ms on the H100,
+    18.1 ms on the H200 at batch 128 (1.15x, under the 1.43x bandwidth ratio), 1.0 at batch 256."""
+    from scalinglib.exercises import expected_answer
+    from scalinglib.exercises import s3_7 as ex
+
+    mi = sl.get_accelerator("MI300X")
+    assert round(expected_answer("ex-3-7-1a"), 1) == 493.4 and expected_answer("ex-3-7-1a") == pytest.approx(
+        2 * mi.ridge_point("bf16"), rel=1e-4)
+    assert sl.gemm_intensity(1536, 1536, 1536) == pytest.approx(512)
+    assert round(3 * mi.ridge_point("bf16"), 2) == 740.04 and expected_answer("ex-3-7-2a") == 741
+    h200, h100 = sl.get_accelerator("H200"), sl.get_accelerator("H100")
+    step, ridge_batch, share = ex.quantized_decode()
+    assert (round(step * 1e3, 2), round(ridge_batch, 1), round(share, 3)) == (2.71, 103.1, 0.621)
+    assert round(2 * 13e9 / h200.peak("bf16") * 1e6) == 26 and round(h200.ridge_point("bf16"), 1) == 206.1
+    t_h100 = sl.decode_step_time(128, 70e9, h100.peak("bf16"), h100.memory_bandwidth, 1)
+    t_h200 = sl.decode_step_time(128, 70e9, h200.peak("bf16"), h200.memory_bandwidth, 1)
+    assert (round(t_h100 * 1e3, 1), round(t_h200 * 1e3, 1)) == (20.9, 18.1)
+    fast = ex.upgrade_speedups()
+    assert round(fast[0], 2) == 1.15 and fast[0] < 1.43 and fast[1] == 1.0
+    assert sl.roofline_regime(256, h100.peak("bf16"), h100.memory_bandwidth) == "memory-bound"
+    assert sl.roofline_regime(256, h200.peak("bf16"), h200.memory_bandwidth) == "compute-bound"
+
+
+def test_measured_roofline_draws_the_whole_machine_roof(fig):
+    runs = [sl.probe.KernelRun("add", 1e6, 24e6, 24e6 / 10e9)]
+    ax = s3_7.measured_roofline(fig, 50e9, 10e9, runs, machine="one core", whole=("4 cores", 180e9, 25e9))
+    lines = _lines(ax)
+    x, y = lines["4 cores"]
+    np.testing.assert_allclose(y * 1e9, sl.attainable_flops(x, 180e9, 25e9))
+    assert {t.get_text() for t in ax.get_legend().get_texts()} == {"one core: min(P, B I)", "4 cores"}
+    with pytest.raises(TypeError, match="whole"):
+        s3_7.measured_roofline(plt.figure(), 50e9, 10e9, runs, whole=(1, 2))

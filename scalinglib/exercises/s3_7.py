@@ -1,5 +1,8 @@
-"""Exercises of Section 3.7: reading a roofline, how large a matrix multiply must be, batching decode,
-what a bandwidth upgrade buys, and kernels in sequence."""
+"""Exercises of Section 3.7: reading a roofline, how large a matrix multiply must be, batching decode
+with 8-bit weights, what a bandwidth upgrade buys between the two ridges, and kernels in sequence.
+
+Each asks for a step the text did not take: another device (MI300X, H200), precision (fp8, weight-only
+8-bit), model (13B, 70B) or batch than the ones the section prints."""
 
 from __future__ import annotations
 
@@ -23,7 +26,12 @@ from .core import Part, register
 H100 = "H100 SXM 80GB"
 A100 = "A100 SXM 80GB"
 H200 = "H200 SXM 141GB"
-DECODE_PARAMS = 7e9
+MI300X = "MI300X"
+DECODE_PARAMS = 7e9          #: the 7B model of the text (exercise 3.7.3(d))
+SQUARE_ORDERS = (768, 1536)  #: the square multiplies of exercise 3.7.1(b)
+QUANTIZED_PARAMS = 13e9      #: the 13B model of exercise 3.7.3, 8-bit weights, bf16 arithmetic
+UPGRADE_PARAMS = 70e9        #: the 70B model of exercise 3.7.4, 8-bit weights, bf16 arithmetic
+UPGRADE_BATCHES = (128, 256)  #: the two batches of exercise 3.7.4
 LAYER = 8192                 #: width of the square weight matrix of exercise 3.7.2
 MEASURED_SPEEDUP = 27.0      #: tokens/s from batch 1 to batch 64 on one A100 (DatabaseMart 2024, as Bhandari 2025 reports it)
 
@@ -34,18 +42,19 @@ def _roof(name, precision="bf16"):
 
 
 def classify_h100():
-    """Memory- or compute-bound on the H100 in bf16: vector add, GEMM 768^3, GEMM 4096^3, 7B decode at batch 32."""
+    """Memory- or compute-bound on the H100 in bf16: vector add, GEMM 768^3, GEMM 1536^3, 7B decode at batch 32."""
     peak, bw = _roof(H100)
+    small, large = SQUARE_ORDERS
     intensities = [
         elementwise_intensity(1, 3, 2),
-        gemm_intensity(768, 768, 768),
-        gemm_intensity(4096, 4096, 4096),
+        gemm_intensity(small, small, small),
+        gemm_intensity(large, large, large),
         decode_intensity(32, DECODE_PARAMS),
     ]
     return [roofline_regime(i, peak, bw).split("-")[0] for i in intensities]
 
 
-def smallest_compute_bound_square(name=H100, precision="bf16"):
+def smallest_compute_bound_square(name=MI300X, precision="bf16"):
     """Smallest whole order n with a square bf16 GEMM at or above the ridge point: n / 3 >= I*."""
     ridge = get_accelerator(name).ridge_point(precision)
     n = math.ceil(3 * ridge)
@@ -70,6 +79,23 @@ def skinny_fraction_of_peak(m=16, name=A100, width=LAYER):
     return attainable_flops(gemm_intensity(m, width, width), peak, bw) / peak
 
 
+def quantized_decode(name=H200, n_params=QUANTIZED_PARAMS, batch=64):
+    """Exercise 3.7.3(a)-(c): 8-bit weights, bf16 arithmetic. (step time at batch 1 in seconds, the batch at the
+    ridge point, the share of the bf16 peak in use at ``batch``)."""
+    peak, bw = _roof(name)
+    step = decode_step_time(1, n_params, peak, bw, bytes_per_param=1)
+    ridge_batch = get_accelerator(name).ridge_point("bf16") / 2.0          # I(b) = 2 b / 1 byte
+    share = min(1.0, decode_intensity(batch, n_params, bytes_per_param=1) / get_accelerator(name).ridge_point("bf16"))
+    return step, ridge_batch, share
+
+
+def upgrade_speedups(n_params=UPGRADE_PARAMS, batches=UPGRADE_BATCHES):
+    """Exercise 3.7.4: tokens/s on the H200 over the H100 at each batch, 8-bit weights, bf16 arithmetic."""
+    def tokens(batch, name):
+        return decode_tokens_per_second(batch, n_params, *_roof(name), bytes_per_param=1)
+    return [tokens(b, H200) / tokens(b, H100) for b in batches]
+
+
 def kv_fraction_for(measured=MEASURED_SPEEDUP, batch=64):
     """Cache bytes per sequence, as a fraction eta of the weight bytes, that turn the roofline's
     batch-fold speedup into the measured one: batch (1 + eta) / (1 + batch eta) = measured."""
@@ -79,16 +105,16 @@ def kv_fraction_for(measured=MEASURED_SPEEDUP, batch=64):
 register(
     Part(
         "ex-3-7-1a",
-        lambda: get_accelerator("TPU v5e").ridge_point("bf16"),
+        lambda: get_accelerator(MI300X).ridge_point("fp8"),
         unit="FLOP/byte",
-        hint="Divide the dense bf16 peak (FLOP/s) by the HBM bandwidth (bytes/s).",
+        hint="Divide the dense fp8 peak (FLOP/s) by the HBM bandwidth (bytes/s); the catalog's MI300X row has both.",
     ),
     Part(
         "ex-3-7-1b",
         classify_h100,
         kind="choices",
         choices={"memory": ("memory bandwidth", "bandwidth"), "compute": ()},
-        hint="Compute each kernel's intensity and compare it with the H100's bf16 ridge point, about 295 FLOP/byte. "
+        hint="Compute each kernel's intensity and compare it with the H100's bf16 ridge point. "
         "A square GEMM of order x in bf16 has I = x/3; decode of 2-byte weights has I = b.",
     ),
     Part(
@@ -103,7 +129,7 @@ register(
         unit="matrix order",
         whole=True,
         rounding="up",
-        hint="Solve x / 3 >= P / B for the H100 in bf16 and round up.",
+        hint="Solve x / 3 >= P / B for the MI300X in bf16 and round up.",
     ),
     Part(
         "ex-3-7-2b",
@@ -122,23 +148,24 @@ register(
     ),
     Part(
         "ex-3-7-3a",
-        lambda: decode_step_time(1, DECODE_PARAMS, *_roof(A100)) * 1e3,
+        lambda: quantized_decode()[0] * 1e3,
         unit="ms",
-        hint="At batch 1 decoding is memory-bound: the step reads 2 bytes for each of the 7e9 weights at the HBM bandwidth.",
+        hint="At batch 1 decoding is memory-bound: the step reads 1 byte for each of the 13e9 weights at the H200's "
+        "HBM bandwidth.",
     ),
     Part(
         "ex-3-7-3b",
-        lambda: get_accelerator(A100).ridge_point("bf16"),
+        lambda: quantized_decode()[1],
         unit="sequences",
-        hint="With 2-byte weights and no cache traffic the decode intensity equals the batch; set it equal to the ridge point.",
+        hint="With 1-byte weights and no cache traffic the decode intensity is 2b, and the arithmetic runs at the bf16 "
+        "peak; set 2b equal to the bf16 ridge point.",
     ),
     Part(
         "ex-3-7-3c",
-        lambda: decode_tokens_per_second(64, DECODE_PARAMS, *_roof(A100))
-        / decode_tokens_per_second(1, DECODE_PARAMS, *_roof(A100)),
-        unit="factor",
-        hint="Is batch 64 still below the ridge? Compare how long a step takes, and how many tokens it makes, at "
-        "batch 1 and at batch 64.",
+        lambda: quantized_decode()[2],
+        unit="fraction",
+        hint="While memory-bound, the share of the peak in use is I / ridge, with I = 2b for 1-byte weights. "
+        "Give a fraction, not a percentage.",
     ),
     Part(
         "ex-3-7-3d",
@@ -149,18 +176,17 @@ register(
     ),
     Part(
         "ex-3-7-4a",
-        lambda: decode_tokens_per_second(1, DECODE_PARAMS, *_roof(H200))
-        / decode_tokens_per_second(1, DECODE_PARAMS, *_roof(H100)),
+        lambda: upgrade_speedups()[0],
         unit="factor",
-        hint="At batch 1 the step is memory-bound: the speedup is the ratio of the memory bandwidths.",
+        hint="With 1-byte weights I = 2b. Find on which side of each device's bf16 ridge point the batch lies, then "
+        "take each step time as the larger of W / P and Q / B.",
     ),
     Part(
         "ex-3-7-4b",
-        lambda: decode_tokens_per_second(1024, DECODE_PARAMS, *_roof(H200))
-        / decode_tokens_per_second(1024, DECODE_PARAMS, *_roof(H100)),
+        lambda: upgrade_speedups()[1],
         unit="factor",
-        hint="At batch 1024 both devices are past their ridge points: which of P and B sets the step time, "
-        "and do the two devices differ in it?",
+        hint="Where is I = 2b now relative to both ridge points? Which of P and B sets the step time, and do the "
+        "two devices differ in it?",
     ),
 )
 

@@ -302,10 +302,12 @@ def decode_batching(fig, n_params=7e9, names=("A100 SXM 80GB", "H100 SXM 80GB"),
     return ax_t, ax_u
 
 
-def measured_roofline(fig, peak_flops, bandwidth, runs, machine="this machine"):
+def measured_roofline(fig, peak_flops, bandwidth, runs, machine="this machine", whole=None):
     """The roof of the reader's machine from its measured peak FLOP/s and bandwidth, with measured
     kernels (objects with ``name``, ``intensity`` and ``rate``) placed at their measured FLOP/s.
-    Returns the axes."""
+
+    ``whole``, if given, is ``(label, P, B)`` of a second roof measured on all the machine's cores,
+    drawn dashed. Returns the axes."""
     ax = style_axes(fig.subplots())
     kernels: Mapping[str, tuple] = {run.name: (run.intensity, run.rate) for run in runs}
     plot_roofline(ax, peak_flops, bandwidth, kernels, label=f"{machine}: min(P, B I)", scale=1e9,
@@ -313,11 +315,21 @@ def measured_roofline(fig, peak_flops, bandwidth, runs, machine="this machine"):
     ridge = ridge_point(peak_flops, bandwidth)
     ax.annotate(f"ridge {ridge:.2g} FLOP/byte", (ridge, peak_flops / 1e9), xytext=(4, 6), textcoords="offset points",
                 fontsize=8, color=COLORS["blue"])
+    top = peak_flops
+    labels = [machine]
+    if whole is not None:
+        if not isinstance(whole, tuple) or len(whole) != 3 or not isinstance(whole[0], str):
+            raise TypeError(f"whole must be a tuple (label, peak_flops, bandwidth); got {whole!r}")
+        label, whole_peak, whole_bw = whole
+        plot_roofline(ax, whole_peak, whole_bw, label=label, color=COLORS["vermillion"], linestyle="--",
+                      scale=1e9, intensity_range=(1 / 64, 512.0))
+        top = max(top, float(whole_peak))
+        labels.append(label)
     ax.set_ylabel("FLOP/s (GFLOP/s)")
     ax.set_xlim(1 / 64, 512)
     lowest = min([run.rate for run in runs] + [bandwidth / 64]) / 1e9
-    ax.set_ylim(lowest / 3, peak_flops / 1e9 * 3)
+    ax.set_ylim(lowest / 3, top / 1e9 * 3)
     _intensity_ticks(ax)
-    roof = [line for line in ax.get_lines() if line.get_label().startswith(machine)]
+    roof = [line for line in ax.get_lines() if line.get_label() in labels or line.get_label().startswith(machine)]
     ax.legend(handles=roof, loc="lower right", fontsize=8)
     return ax
