@@ -55,6 +55,8 @@ browser:
 lint: $(READY)
 	@SECONDS=0; echo "== lint: ruff =="; \
 	$(BIN)/ruff check scalinglib tests tools book/_ext; \
+	echo "== lint: CITATION.cff (cffconvert), the introduction's BibTeX and the licence notices =="; \
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_citation.py -k "not student_edition"; \
 	echo "== lint: passed in $${SECONDS} s =="
 
 # The library's tests in two halves that run side by side in `make test` (each a plain pytest, no xdist:
@@ -74,7 +76,7 @@ unit-a: $(READY)
 unit-b: $(READY)
 	@SECONDS=0; echo "== unit (2 of 2): the other library and property tests (hypothesis profile $(HYPOTHESIS_PROFILE)) and the doctests =="; \
 	$(UNIT_PYTEST) scalinglib tests --doctest-modules --ignore=tests/test_student.py --ignore=tests/test_lab.py \
-		$(addprefix --ignore=,$(UNIT_A)); \
+		--ignore=tests/test_citation.py $(addprefix --ignore=,$(UNIT_A)); \
 	echo "== unit (2 of 2): passed in $${SECONDS} s =="
 
 unit: unit-a unit-b
@@ -135,7 +137,8 @@ student: $(READY) $(VENDOR_DEP)
 
 student-test: student
 	@SECONDS=0; echo "== student: checking that no solution survives =="; \
-	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_student.py; \
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_student.py \
+		tests/test_citation.py::test_student_edition_carries_the_licence; \
 	echo "== student: checked in $${SECONDS} s =="
 
 # exercises in JupyterLab: a section notebook opened in headless Chromium (jupyterlab-myst renders, solutions folded)
