@@ -4,7 +4,7 @@
 #   make test    set up if needed, then every test (library, notebooks, build, browser), stages side by side
 #   make bench   time every speed figure of the book (a clone in /tmp); writes _build/bench.json
 #
-# Other targets: lab, notebooks, student, vendor, browser, lint, freeze, clean. See README.md.
+# Other targets: lab, notebooks, student, publish, vendor, browser, lint, freeze, clean. See README.md and CONTRIBUTING.md.
 
 SHELL := bash
 .SHELLFLAGS := -eo pipefail -c
@@ -24,7 +24,7 @@ TEST_JOBS ?= 3
 export HYPOTHESIS_PROFILE ?= ci
 
 .PHONY: book test test-stages test-site bench lab notebooks vendor browser lint unit unit-a unit-b nbval site-build site-build-stored screens \
-        site-test student student-test lab-test grade freeze clean
+        site-test student student-test lab-test grade publish freeze clean
 
 $(READY): requirements.txt pyproject.toml tools/setup_venv.sh tools/lazy_rfc3987.py
 	@echo "== setup: creating $(VENV) and installing the pinned requirements (Python 3.11 or newer) =="
@@ -147,6 +147,12 @@ lab-test: $(READY)
 	bash tools/ensure_browser.sh; \
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_lab.py -rs; \
 	echo "== lab: checked in $${SECONDS} s =="
+
+# publish the built site to the gh-pages branch of a git remote (URL, path or remote name), with ghp-import:
+# make publish REMOTE=git@github.com:you/scalability-book.git
+publish: book
+	@test -n "$(REMOTE)" || { echo "usage: make publish REMOTE=<git URL, path or remote name> [BRANCH=gh-pages]"; exit 2; }
+	@$(BIN)/python tools/publish.py --remote "$(REMOTE)" --branch "$(or $(BRANCH),gh-pages)"
 
 # grade a class: make grade SUBMISSIONS=folder/of/notebooks [GRADES=grades] [TIMEOUT=120]
 grade: $(READY)
