@@ -109,9 +109,9 @@ STORED_BUILD = SECONDS=0; echo "== site: building the book from the checked outp
 site-build-stored: $(READY) $(VENDOR_DEP)
 	@$(STORED_BUILD)
 
-SITE_TEST = SECONDS=0; echo "== site: opening every page in headless Chromium, checking every link and the layout as a phone and a laptop, light and dark =="; \
+SITE_TEST = SECONDS=0; echo "== site: opening every page in headless Chromium, checking every link, the page weight, axe-core's WCAG 2.1 AA rules and the layout as a phone and a laptop, light and dark =="; \
 	bash tools/ensure_browser.sh; \
-	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_site.py tests/test_site_links.py tests/test_layout.py -m site -rs; \
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_site.py tests/test_site_links.py tests/test_a11y.py tests/test_layout.py -m site -rs; \
 	echo "== site: checked in $${SECONDS} s =="
 
 # the checks of a site already built (make book or make site-build-stored)
