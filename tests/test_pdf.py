@@ -78,7 +78,13 @@ def pdfs():
     out = {}
     for name, path in (("full", FULL), ("student", STUDENT)):
         reader = PdfReader(path)
-        images = sum(len(page.images) for page in reader.pages)
+        # Chromium prints each figure (an SVG or PNG image) as an XObject of the page: a form or an image
+        images = 0
+        for page in reader.pages:
+            resources = page.get("/Resources")
+            xobjects = resources.get_object().get("/XObject") if resources is not None else None
+            if xobjects:
+                images += sum(v.get_object().get("/Subtype") in ("/Form", "/Image") for v in xobjects.get_object().values())
         out[name] = {"pages": len(reader.pages), "text": _squash(" ".join(p.extract_text() or "" for p in reader.pages)),
                      "images": images, "outline": [item.title for item in reader.outline if not isinstance(item, list)]}
     return out

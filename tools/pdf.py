@@ -110,19 +110,21 @@ body {{ margin: 0; font-family: sans-serif; font-size: 9pt; color: #444; }}
 .p span {{ position: absolute; bottom: 8mm; width: 100%; text-align: center; }}</style></head><body>{pages}</body></html>"""
 
 
-def _subsections(reader, start: int, count: int) -> list[tuple[str, int]]:
-    """The subsection headings ("3.4.2 Title ...") found at the top of a line on the part's pages, with the page
-    (0-based, in the part) each first appears on."""
+def _subsections(reader, headings: list[str]) -> list[tuple[str, int]]:
+    """The numbered subsection headings of a part ("3.4.2 Title (Beginner)"), each with the page (0-based, in the
+    part) where a line starts with its number."""
     import re
 
-    found, seen = [], set()
-    pattern = re.compile(r"^(3\.[1-9]\.\d+) ([^\n]{3,80})$", re.M)
-    for i in range(count):
-        text = reader.pages[start + i].extract_text() or ""
-        for number, title in pattern.findall(text):
-            if number not in seen:
-                seen.add(number)
-                found.append((f"{number} {title.strip()}", i))
+    texts = [page.extract_text() or "" for page in reader.pages]
+    found = []
+    for heading in headings:
+        number = re.match(r"(3\.[1-9]\.\d+) ", heading)
+        if not number:
+            continue
+        line = re.compile(rf"(?m)^{re.escape(number.group(1))} ")
+        page = next((i for i, text in enumerate(texts) if line.search(text)), None)
+        if page is not None:
+            found.append((heading, page))
     return found
 
 
@@ -140,6 +142,7 @@ def build(edition: str) -> Path:
     url, server = site_pages.serve_site()
     parts: list[tuple[str, bytes]] = []        # (bookmark title, pdf)
     appendix: list[tuple[str, bytes]] = []
+    headings: dict[str, list[str]] = {}
     start = time.perf_counter()
     try:
         with sync_playwright() as pw:
@@ -152,6 +155,8 @@ def build(edition: str) -> Path:
                               "document.documentElement.dataset.mode = 'light'; }")
                 title = page.evaluate("() => document.querySelector('article h1, main h1').textContent"
                                       ".replace('#', '').trim()")
+                headings[title] = page.evaluate("() => [...document.querySelectorAll('article h2, main h2')]"
+                                                ".map(h => h.textContent.replace('#', '').trim())")
                 parts.append((title, _print(page, HIDE_SOLUTIONS_CSS if edition == "full" else "")))
                 if edition == "full" and page.evaluate(SOLUTIONS_ONLY_JS):
                     page.evaluate(site_pages.READY_JS)
@@ -164,7 +169,7 @@ def build(edition: str) -> Path:
                        [(t, b, 0) for t, b in parts] + [(t, b, 0) for t, b in appendix]]
             entries_of = []
             for title, reader, _level in readers:
-                subs = _subsections(reader, 0, len(reader.pages)) if title[:2] == "3." else []
+                subs = _subsections(reader, headings.get(title, []))
                 entries_of.append((title, len(reader.pages), subs))
 
             def numbered(first: int) -> list[tuple[str, int, int]]:
@@ -185,9 +190,9 @@ def build(edition: str) -> Path:
             at = front
             for (title, reader, _level), (_t, length, subs) in zip(readers, entries_of):
                 writer.append(reader)
-                parent = writer.add_outline_item(title, at)
+                parent = writer.add_outline_item(title=title, page_number=at)
                 for sub, offset in subs:
-                    writer.add_outline_item(sub, at + offset, parent=parent)
+                    writer.add_outline_item(title=sub, page_number=at + offset, parent=parent)
                 at += length
             total = len(writer.pages)
             numbers = PdfReader(io.BytesIO(_html_pdf(context, _numbers(total, front), margin={})))
