@@ -4,7 +4,7 @@
 #   make test    set up if needed, then every test (library, notebooks, build, browser), stages side by side
 #   make bench   time every speed figure of the book (a clone in /tmp); writes _build/bench.json
 #
-# Other targets: lab, notebooks, student, vendor, browser, lint, freeze, clean. See README.md.
+# Other targets: lab, notebooks, student, pdf, publish, vendor, browser, lint, freeze, clean. See README.md and CONTRIBUTING.md.
 
 SHELL := bash
 .SHELLFLAGS := -eo pipefail -c
@@ -24,7 +24,7 @@ TEST_JOBS ?= 3
 export HYPOTHESIS_PROFILE ?= ci
 
 .PHONY: book test test-stages test-site bench lab notebooks vendor browser lint unit unit-a unit-b nbval site-build site-build-stored screens \
-        site-test student student-test lab-test grade freeze clean
+        site-test student student-test lab-test grade publish pdf pdf-test freeze clean
 
 $(READY): requirements.txt pyproject.toml tools/setup_venv.sh tools/lazy_rfc3987.py
 	@echo "== setup: creating $(VENV) and installing the pinned requirements (Python 3.11 or newer) =="
@@ -55,6 +55,8 @@ browser:
 lint: $(READY)
 	@SECONDS=0; echo "== lint: ruff =="; \
 	$(BIN)/ruff check scalinglib tests tools book/_ext; \
+	echo "== lint: CITATION.cff (cffconvert), the introduction's BibTeX and the licence notices =="; \
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_citation.py -k "not student_edition"; \
 	echo "== lint: passed in $${SECONDS} s =="
 
 # The library's tests in two halves that run side by side in `make test` (each a plain pytest, no xdist:
@@ -76,7 +78,7 @@ unit-a: $(READY)
 unit-b: $(READY)
 	@SECONDS=0; echo "== unit (2 of 2): the other library and property tests (hypothesis profile $(HYPOTHESIS_PROFILE)) and the doctests =="; \
 	$(UNIT_PYTEST) scalinglib tests --doctest-modules --ignore=tests/test_student.py --ignore=tests/test_lab.py \
-		$(addprefix --ignore=,$(UNIT_A)); \
+		--ignore=tests/test_citation.py --ignore=tests/test_pdf.py $(addprefix --ignore=,$(UNIT_A)); \
 	echo "== unit (2 of 2): passed in $${SECONDS} s =="
 
 unit: unit-a unit-b
@@ -109,9 +111,9 @@ STORED_BUILD = SECONDS=0; echo "== site: building the book from the checked outp
 site-build-stored: $(READY) $(VENDOR_DEP)
 	@$(STORED_BUILD)
 
-SITE_TEST = SECONDS=0; echo "== site: opening every page in headless Chromium, checking every link and the layout as a phone and a laptop, light and dark =="; \
+SITE_TEST = SECONDS=0; echo "== site: opening every page in headless Chromium, checking every link, the page weight, axe-core's WCAG 2.1 AA rules and the layout as a phone and a laptop, light and dark =="; \
 	bash tools/ensure_browser.sh; \
-	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_site.py tests/test_site_links.py tests/test_layout.py -m site -rs; \
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_site.py tests/test_site_links.py tests/test_a11y.py tests/test_layout.py -m site -rs; \
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_site_exercises.py -m site -k "not student" -rs; \
 	echo "== site: checked in $${SECONDS} s =="
 
@@ -138,7 +140,8 @@ student: $(READY) $(VENDOR_DEP)
 
 student-test: student
 	@SECONDS=0; echo "== student: checking that no solution survives, and its exercises answered in its pages (headless Chromium) =="; \
-	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_student.py; \
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_student.py \
+		tests/test_citation.py::test_student_edition_carries_the_licence; \
 	bash tools/ensure_browser.sh; \
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_site_exercises.py -m site -k student -rs; \
 	echo "== student: checked in $${SECONDS} s =="
@@ -149,6 +152,27 @@ lab-test: $(READY)
 	bash tools/ensure_browser.sh; \
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_lab.py -rs; \
 	echo "== lab: checked in $${SECONDS} s =="
+
+# publish the built site to the gh-pages branch of a git remote (URL, path or remote name), with ghp-import:
+# make publish REMOTE=git@github.com:you/scalability-book.git
+publish: book
+	@test -n "$(REMOTE)" || { echo "usage: make publish REMOTE=<git URL, path or remote name> [BRANCH=gh-pages]"; exit 2; }
+	@$(BIN)/python tools/publish.py --remote "$(REMOTE)" --branch "$(or $(BRANCH),gh-pages)"
+
+# the chapter as PDFs, printed from the built HTML by headless Chromium (tools/pdf.py): the instructor's
+# (solutions in an appendix) and the student's (from the student edition), in dist/
+pdf: book student
+	@bash tools/ensure_browser.sh
+	@SECONDS=0; echo "== pdf: printing the instructor's and the student's PDFs with headless Chromium =="; \
+	$(BIN)/python tools/pdf.py; \
+	echo "== pdf: printed in $${SECONDS} s =="
+
+# in make test: the PDFs of the site and the student edition the other stages built, then their checks
+pdf-test: test-site student-test
+	@SECONDS=0; echo "== pdf: printing both PDFs and checking their headings, pages, figures and solutions =="; \
+	$(BIN)/python tools/pdf.py; \
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_pdf.py; \
+	echo "== pdf: checked in $${SECONDS} s =="
 
 # grade a class: make grade SUBMISSIONS=folder/of/notebooks [GRADES=grades] [TIMEOUT=120]
 # Every notebook runs in a bubblewrap sandbox (tools/sandbox.py; installed here when missing and allowed).
@@ -162,7 +186,7 @@ grade: $(READY)
 # browser or runs one process); -k: every stage reports even when another fails. Add a new stage
 # to this list (and its own target) to run it with the others. They start in this order: the longest
 # chains first, and nbval (two workers) last, so that both cores stay busy to the end.
-test-stages: test-site unit-a unit-b student-test lab-test lint nbval
+test-stages: test-site unit-a unit-b student-test lab-test lint nbval pdf-test
 
 test: $(READY)
 	@SECONDS=0; echo "== test: lint, unit, nbval, site, student and lab stages, $(TEST_JOBS) at a time; each stage's output appears when it ends =="; \

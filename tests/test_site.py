@@ -3,9 +3,10 @@
 For every page of the book: nothing is requested from outside the site, no
 script of the site logs an error, the math is typeset, every image has loaded
 and carries alt text, and every control (slider, drop-down or toggle
-buttons), moved as a reader would, shows a different figure. Run after the book is built (``make test`` does both). The
-timings and page weights (the page's HTML, each slider's saved widget state, the bytes the browser
-fetched) go to ``_build/site-report.json``. Controls are sliders, drop-downs and toggle buttons
+buttons), moved as a reader would, shows a different figure; a first visit with an empty cache transfers at most
+``FIRST_VISIT_LIMIT`` bytes gzipped; the footer gives the licence. Run after the book is built (``make test`` does both).
+The timings and page weights (the page's HTML, each slider's saved widget state, the bytes the browser
+fetched, the first visit's gzipped bytes and its heaviest files) go to ``_build/site-report.json``. Controls are sliders, drop-downs and toggle buttons
 (``scalinglib.widgets``); each move must change the figure, and each control must do so within
 ``SLIDER_MS_LIMIT`` in the best of up to ``SLIDER_TRIES`` moves (a machine running other work can stall
 one paint; the page's own cost is what the best move shows).
@@ -13,11 +14,13 @@ one paint; the page's own cost is what the best move shows).
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import re
 import statistics
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import pytest
 from site_pages import SITE, book_pages
@@ -33,8 +36,32 @@ SLIDER_MS_LIMIT = 100
 # A control slower than the limit is moved again, up to this many times in all, and its best move counts.
 SLIDER_TRIES = 3
 
+# A first visit to any page, with an empty cache, transfers at most this many bytes, gzip-compressed as a web
+# server would send them: the page and every file of the site it loads (scripts, styles, fonts, images).
+FIRST_VISIT_LIMIT = 1_000_000
+
 PAGES = book_pages()
 _report: dict = {"pages": {}}
+_gzipped: dict[Path, int] = {}
+
+# Every file the page has loaded (Resource Timing lists each one, whether or not the shared cache of the tabs
+# held it already), and the page itself.
+LOADED_JS = "() => [location.href, ...performance.getEntriesByType('resource').map(e => e.name)]"
+
+
+def first_visit_bytes(page, site_url) -> dict[str, int]:
+    """The files of the site that ``page`` loaded, each with its size gzip-compressed (level 6, as web servers
+    compress by default): what a first visit with an empty cache transfers."""
+    sizes = {}
+    for url in page.evaluate(LOADED_JS):
+        if not url.startswith(site_url):
+            continue
+        path = SITE / unquote(urlsplit(url).path).lstrip("/")
+        if path.is_file():
+            if path not in _gzipped:
+                _gzipped[path] = len(gzip.compress(path.read_bytes(), 6))
+            sizes[str(path.relative_to(SITE))] = _gzipped[path]
+    return sizes
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -123,12 +150,20 @@ def test_index_leads_to_the_introduction(browser, site_url):
 
 
 @pytest.mark.parametrize("name", PAGES)
-def test_page_is_self_contained_and_clean(opened, name):
+def test_page_is_self_contained_and_clean(opened, site_url, name):
     page, watch = opened(name)
     html = (SITE / name).read_text(encoding="utf-8")
+    loaded = first_visit_bytes(page, site_url)
     _report["pages"].setdefault(name, {}).update(html_bytes=(SITE / name).stat().st_size,
                                                  slider_state_bytes=slider_state_bytes(html),
-                                                 transferred_bytes=watch.bytes)
+                                                 transferred_bytes=watch.bytes,
+                                                 first_visit_gzip_bytes=sum(loaded.values()),
+                                                 first_visit_files=len(loaded),
+                                                 first_visit_heaviest=dict(sorted(loaded.items(), key=lambda kv: -kv[1])[:6]))
+    assert sum(loaded.values()) <= FIRST_VISIT_LIMIT, (
+        f"a first visit transfers {sum(loaded.values()):,} bytes gzipped (limit {FIRST_VISIT_LIMIT:,}); heaviest: "
+        + ", ".join(f"{k} {v:,}" for k, v in sorted(loaded.items(), key=lambda kv: -kv[1])[:5]))
+    assert "creativecommons.org/licenses/by/4.0" in html, "the page's footer does not give the licence"
     heavy = [size for size in _report["pages"][name]["slider_state_bytes"] if size > SLIDER_BUDGET_BYTES]
     assert not heavy, f"sliders over the {SLIDER_BUDGET_BYTES:,}-byte budget: {heavy}"
     assert watch.outside == [], f"requests leaving the site: {watch.outside}"

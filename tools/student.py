@@ -63,6 +63,9 @@ Write each answer in the cell under its exercise, in place of the ..., and run t
 whether the answer is right, roughly how far off it is, or that it is not answered yet, with the unit it
 wants and how close an answer must be. This edition holds no solutions and no expected answers: the
 checker compares your answer with sealed (hashed) answers.
+
+LICENSE says what you may do with this edition: the text and figures are under CC BY 4.0, the code
+under the MIT licence.
 """
 
 #: Marked text: dropped from, or added to, the student edition (HTML comments, invisible in the book).
@@ -281,6 +284,13 @@ def pack(html: Path, notebooks: list[Path]) -> None:
             zf.writestr(str(EXERCISES / name), text)
         for name in ("pyproject.toml", "requirements-student.txt"):
             zf.write(ROOT / name, name)
+        pack_licence(zf)
+
+
+def pack_licence(zf: zipfile.ZipFile) -> None:
+    """The edition's own top-level licence file: the repository's LICENSE (text and figures CC BY 4.0, code
+    MIT), so a copy handed to students says what they may do with it."""
+    zf.write(ROOT / "LICENSE", "LICENSE")
 
 
 def main() -> int:
