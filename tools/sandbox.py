@@ -127,7 +127,10 @@ def bwrap_command(bwrap: str, python: Path, argv: list[str], tmpfs: int = LIMITS
         cmd += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     else:
         cmd += ["--unshare-user", *(["--disable-userns"] if "--disable-userns" in _options(bwrap) else [])]
-    cmd += ["--ro-bind", "/usr", "/usr"]
+    size = ["--size", str(tmpfs)] if "--size" in _options(bwrap) else []     # bubblewrap 0.8 or newer
+    # the private /tmp comes before the read-only paths, so that a venv or a clone that lives under /tmp is
+    # bound on top of it (mounted after it, it would hide them)
+    cmd += ["--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev", "--perms", "1777", *size, "--tmpfs", "/tmp"]
     for name in _TOPS[1:]:
         top = Path("/") / name
         if top.is_symlink():
@@ -144,11 +147,7 @@ def bwrap_command(bwrap: str, python: Path, argv: list[str], tmpfs: int = LIMITS
                 made.add(parent)
                 cmd += ["--perms", "0755", "--dir", str(parent)]
         cmd += ["--ro-bind", str(path), str(path)]
-    size = ["--size", str(tmpfs)] if "--size" in _options(bwrap) else []     # bubblewrap 0.8 or newer
-    cmd += ["--proc", "/proc", "--dev", "/dev",
-            "--perms", "1777", *size, "--tmpfs", "/tmp",
-            "--perms", "0777", *size, "--tmpfs", HOME,
-            "--chdir", HOME]
+    cmd += ["--perms", "0777", *size, "--tmpfs", HOME, "--chdir", HOME]
     env = {"HOME": HOME, "PATH": f"{python.parent}:/usr/bin:/bin", "LANG": "C.UTF-8", "MPLBACKEND": "Agg",
            "TMPDIR": "/tmp", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
            "PYTHONDONTWRITEBYTECODE": "1", "USER": "student", "LOGNAME": "student"}
