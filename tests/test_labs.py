@@ -43,12 +43,14 @@ def synthetic_scaling(f=0.1, k_cpu=4, ks=(1, 2, 4, 8), repeats=5, seed=0, comm=2
     weak_step = (serial_units + parallel_units) * per_unit * rate + c
     strong = 30 * strong_step * (1 + rng.exponential(0.01, (repeats, ks.size)))
     weak = 20 * weak_step * (1 + rng.exponential(0.01, (repeats, ks.size)))
-    units = per_unit * rate * np.ones((repeats, 1))
-    phases = np.zeros((repeats, ks.size, 3))
+    units = per_unit * rate * np.ones((repeats, ks.size))
+    phases_strong, phases_weak = np.zeros((2, repeats, ks.size, 3))
+    phases_strong[..., 1] = 30 * share * units                    # rank 0's parallel seconds
+    phases_weak[..., 1] = 20 * parallel_units * units
     return labs.ScalingLab(
         ks=ks, strong=strong, weak=weak, strong_steps=30, weak_steps=20, serial_units=serial_units,
         parallel_units=parallel_units, per_unit=per_unit, size=64, allreduce_bytes=2**20, allreduce_alone=c,
-        unit_strong=units, unit_weak=units, phases_strong=phases, phases_weak=phases,
+        unit_strong=units, unit_weak=units.copy(), phases_strong=phases_strong, phases_weak=phases_weak,
         clock_khz=[[None] * int(k) for k in ks], max_khz=None, changes=[None] * ks.size,
         bound=[[[i] for i in range(int(k))] for k in ks], k_cpu=k_cpu, k_fit=k_cpu if k_fit is None else k_fit,
         cpus=cpus, rank_startup=[np.zeros(int(k)) for k in ks], launches=[_launch()] * ks.size,
@@ -176,8 +178,28 @@ def test_slower_busy_cores_show_in_the_unit_time_not_in_the_serial_fraction():
     assert "warning: the ranks computed 3.0 times slower at K=2, 3.0 times slower at K=4" in shared.summary()
     assert lab.parts.serial_fraction == pytest.approx(0.1, abs=0.02)
     np.testing.assert_allclose(lab.parts.comm, 0.0, atol=0.03 * lab.weak_best[0] / lab.weak_steps)
-    blind = labs.step_parts(lab.ks, lab.strong_best / lab.strong_steps, lab.weak_best / lab.weak_steps)
+    blind = labs.step_parts(lab.ks, lab.strong_raw_best / lab.strong_steps, lab.weak_raw_best / lab.weak_steps)
     assert blind.serial_fraction < 0.05
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_runs_rescaled_to_the_calibrated_speed_survive_a_drifting_machine(seed):
+    """Each run on its own machine speed, 0.7 to 1.5 times the calibration's (a virtual machine's host):
+    the wall-clock fits stray far from the known serial fraction; the rescaled runs recover it."""
+    lab = synthetic_scaling(f=0.1, k_cpu=2, ks=(1, 2), comm=3e-4, seed=seed)
+    rng = np.random.default_rng(100 + seed)
+    for mode in ("strong", "weak"):
+        speed = rng.uniform(0.7, 1.5, getattr(lab, mode).shape)
+        setattr(lab, mode, getattr(lab, mode) * speed)
+        setattr(lab, "unit_" + mode, getattr(lab, "unit_" + mode) * speed)
+        getattr(lab, "phases_" + mode)[..., 1] *= speed
+    assert lab.parts.serial_fraction == pytest.approx(0.1, abs=0.02)
+    assert lab.speedup[1] == pytest.approx(lab.strong_best[0] / lab.strong_best[1])
+    low, high = lab.drift
+    assert 0.7 <= low < high <= 1.5 and f"a unit took {low:.2f} to {high:.2f} times" in lab.summary()
+    assert "S raw" in lab.table()
+    raw = labs.step_parts(lab.ks, lab.strong_raw_best / lab.strong_steps, lab.weak_raw_best / lab.weak_steps)
+    assert abs(raw.serial_fraction - 0.1) > abs(lab.parts.serial_fraction - 0.1)
 
 
 def test_step_parts_and_expected_scaling_checks():

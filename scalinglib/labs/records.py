@@ -69,8 +69,15 @@ class ScalingLab:
 
     ``strong`` and ``weak`` hold the seconds of each timed run (the slowest rank's), one row per
     repeat and one column per K; a strong run is ``strong_steps`` steps, a weak run ``weak_steps``.
-    Like Section 3.1's timings, the record summarises the repeats by the fastest run: other
-    programs only ever add time. One MPI job ran per K, with exactly K ranks.
+    One MPI job ran per K, with exactly K ranks.
+
+    A machine's speed wanders from one run to the next (a virtual machine's host, turbo, other
+    programs), and a speedup divides two runs taken seconds apart. So every run also times its own
+    units of work on rank 0, whose pace sets the step (it computes the serial part while the others
+    wait), and the record rescales the run to the calibration's speed:
+    ``seconds * per_unit / rank 0's unit``. The rescaled runs hold the program's own structure at one fixed
+    rate of work; ``strong_raw_best`` and ``speedup_raw`` keep the wall clock. Like Section 3.1's
+    timings, the record then summarises the repeats by the fastest run.
     """
 
     ks: np.ndarray
@@ -119,31 +126,82 @@ class ScalingLab:
         """The busiest rank's share of the parallel units at each K (1/K when they split evenly)."""
         return np.ceil(self.parallel_units / self.ks) / self.parallel_units
 
+    def _lead_unit(self, phases, steps, units) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.asarray(phases, dtype=float)[..., 1] / (steps * np.asarray(units, dtype=float))
+
+    @property
+    def lead_unit_strong(self) -> np.ndarray:
+        """Rank 0's seconds per unit in each strong run (repeats x K): the pace of the critical path.
+        Rank 0 computes the serial part while the others wait, so its pace sets the step."""
+        return self._lead_unit(self.phases_strong, self.strong_steps, np.ceil(self.parallel_units / self.ks))
+
+    @property
+    def lead_unit_weak(self) -> np.ndarray:
+        return self._lead_unit(self.phases_weak, self.weak_steps, self.parallel_units)
+
+    def _rescaled(self, seconds, units) -> np.ndarray:
+        ratio = np.asarray(units, dtype=float) / self.per_unit
+        ratio = np.where(np.isfinite(ratio) & (ratio > 0), ratio, 1.0)     # a run without units keeps its clock
+        return seconds / ratio
+
+    @property
+    def strong_rescaled(self) -> np.ndarray:
+        """Every strong run's seconds at the calibration's speed: seconds x per_unit / (rank 0's unit time)."""
+        return self._rescaled(self.strong, self.lead_unit_strong)
+
+    @property
+    def weak_rescaled(self) -> np.ndarray:
+        return self._rescaled(self.weak, self.lead_unit_weak)
+
     @property
     def strong_best(self) -> np.ndarray:
-        """The fastest strong run per K, seconds."""
-        return self.strong.min(axis=0)
+        """The fastest rescaled strong run per K, seconds at the calibration's speed."""
+        return self.strong_rescaled.min(axis=0)
 
     @property
     def weak_best(self) -> np.ndarray:
+        return self.weak_rescaled.min(axis=0)
+
+    @property
+    def strong_raw_best(self) -> np.ndarray:
+        """The fastest strong run per K by the wall clock, not rescaled."""
+        return self.strong.min(axis=0)
+
+    @property
+    def weak_raw_best(self) -> np.ndarray:
         return self.weak.min(axis=0)
 
     @property
     def speedup(self) -> np.ndarray:
-        """T(1)/T(K) of the fastest strong runs."""
+        """T(1)/T(K) of the fastest rescaled strong runs: the program's speedup at one rate of work."""
         best = self.strong_best
         return best[0] / best
 
     @property
+    def speedup_raw(self) -> np.ndarray:
+        """T(1)/T(K) of the fastest strong runs by the wall clock, the machine's drift included."""
+        best = self.strong_raw_best
+        return best[0] / best
+
+    @property
     def weak_efficiency(self) -> np.ndarray:
-        """T(1)/T(K) of the fastest weak runs (Section 3.3's weak-scaling efficiency)."""
+        """T(1)/T(K) of the fastest rescaled weak runs (Section 3.3's weak-scaling efficiency)."""
         best = self.weak_best
         return best[0] / best
 
     @property
     def spread(self) -> np.ndarray:
-        """(slowest - fastest) / fastest strong run per K: how far the repeats strayed."""
-        return (self.strong.max(axis=0) - self.strong_best) / self.strong_best
+        """(slowest - fastest) / fastest rescaled strong run per K: how far the repeats strayed."""
+        rescaled = self.strong_rescaled
+        return (rescaled.max(axis=0) - self.strong_best) / self.strong_best
+
+    @property
+    def drift(self) -> tuple[float, float]:
+        """(lowest, highest) unit time of any run over the calibration's: how far the machine's speed wandered."""
+        ratios = np.concatenate([np.ravel(self.lead_unit_strong), np.ravel(self.lead_unit_weak)]) / self.per_unit
+        ratios = ratios[np.isfinite(ratios) & (ratios > 0)]
+        return (float(ratios.min()), float(ratios.max())) if ratios.size else (1.0, 1.0)
 
     @property
     def oversubscribed(self) -> np.ndarray:
@@ -157,20 +215,19 @@ class ScalingLab:
 
     @property
     def parts(self) -> StepParts | None:
-        """Serial part, parallel part and the cost added per K, from the strong and weak steps together
-        (:func:`step_parts`, with the unit times of the runs as the slowdown), over K <= k_fit; None
-        without such a K >= 2."""
+        """Serial part, parallel part and the cost added per K, from the rescaled strong and weak steps
+        together (:func:`step_parts`; the rescaling already holds the rate of work fixed), over
+        K <= k_fit; None without such a K >= 2."""
         use = self.ks <= self.k_fit
         if use.sum() < 2:
             return None
         return step_parts(self.ks[use], self.strong_best[use] / self.strong_steps,
-                          self.weak_best[use] / self.weak_steps, self.share[use], self.unit_ratio[use])
+                          self.weak_best[use] / self.weak_steps, self.share[use])
 
     @property
     def unit_ratio(self) -> np.ndarray:
-        """Seconds per unit in the fastest weak run over the calibration's: above 1 when K busy cores are slower."""
-        best = np.argmin(self.weak, axis=0)
-        return self.unit_weak[best, np.arange(self.ks.size)] / self.per_unit
+        """Median over the weak runs of seconds per unit over the calibration's: above 1 when busy cores are slower."""
+        return np.nanmedian(self.unit_weak, axis=0) / self.per_unit
 
     def _mark(self, k) -> str:
         return "over" if k > self.k_cpu else "smt" if k > self.k_fit else ""
@@ -190,6 +247,9 @@ class ScalingLab:
                      f"{self.serial_units + self.parallel_units} = {self.known_f:.4f}")
         lines.append(f"runs: strong {self.strong_steps:,} steps, weak {self.weak_steps:,} steps, {self.repeats} of each "
                      f"per K, the fastest kept; the shortest run lasted {min(self.strong.min(), self.weak.min()):.2f} s")
+        low, high = self.drift
+        lines.append(f"speed: a unit took {low:.2f} to {high:.2f} times its calibrated time from run to run; every run is "
+                     f"rescaled to the calibration's speed (S raw: the wall clock, not rescaled)")
         per_rank = 24 * self.size**2 + 2 * self.allreduce_bytes
         lines.append(f"memory per rank: {format_bytes(per_rank)} of arrays (plus Python, numpy and MPI, about 60 MB); "
                      f"{format_bytes(per_rank * int(self.ks.max()))} of arrays at K = {int(self.ks.max())}")
@@ -236,14 +296,15 @@ class ScalingLab:
         e = dict(zip(fit.ks[fit.ks >= 2].tolist(), fit.karp_flatt.tolist()))
         parts = self.parts
         comm = dict(zip(parts.ks.tolist(), parts.comm.tolist())) if parts is not None else {}
-        head = (f"{'K':>4} {'':>4} {'T strong':>9} {'S':>6} {'E':>5} {'e':>6} {'range':>6} {'T weak':>8} "
+        head = (f"{'K':>4} {'':>4} {'T strong':>9} {'S':>6} {'E':>5} {'e':>6} {'range':>6} {'S raw':>6} {'T weak':>8} "
                 f"{'E weak':>6} {'AR alone':>9} {'added':>9} {'unit':>5}")
         rows = [head]
         for j, k in enumerate(self.ks):
             kf = e.get(int(k))
             added = comm.get(int(k))
             rows.append(f"{k:>4} {self._mark(k):>4} {self.strong_best[j]:>8.3f}s {s[j]:>6.3f} {s[j] / k:>5.3f} "
-                        f"{'' if kf is None else f'{kf:.4f}':>6} {self.spread[j]:>6.1%} {self.weak_best[j]:>7.3f}s "
+                        f"{'' if kf is None else f'{kf:.4f}':>6} {self.spread[j]:>6.1%} {self.speedup_raw[j]:>6.3f} "
+                        f"{self.weak_best[j]:>7.3f}s "
                         f"{self.weak_efficiency[j]:>6.3f} {_us(self.allreduce_alone[j]) if k > 1 else '':>9} "
                         f"{'' if added is None or k == 1 else _us(added):>9} {self.unit_ratio[j]:>5.2f}")
         return "\n".join(rows)
