@@ -687,7 +687,7 @@ def test_quick_measurements_cap_the_repeats_and_say_so(monkeypatch):
 
     monkeypatch.setattr(run_mod, "run_ranks", fake_run_ranks)
     calls = (lambda: labs.scaling(ranks=[1, 2], seconds=0.5, repeats=7),
-             lambda: labs.pingpong(repeats=9, target_seconds=0.01),
+             lambda: labs.pingpong(repeats=9, target_seconds=0.01, reference=False),
              lambda: labs.allreduce(algorithms=["ring"], ranks=[2], repeats=4))
     for quick in (False, True):
         if quick:
@@ -702,11 +702,11 @@ def test_quick_measurements_cap_the_repeats_and_say_so(monkeypatch):
         if quick:
             assert (scaling["repeats"], scaling["seconds"]) == (2, 0.02)
             assert (pingpong["repeats"], pingpong["target"]) == (2, 5e-4)
-            assert (allreduce["repeats"], allreduce["target"]) == (2, 5e-4)
+            assert (allreduce["rounds"], allreduce["repeats"], allreduce["target"]) == (2, 1, 5e-4)
         else:
             assert (scaling["repeats"], scaling["seconds"]) == (7, 0.5)
             assert (pingpong["repeats"], pingpong["target"]) == (9, 0.01)
-            assert (allreduce["repeats"], allreduce["target"]) == (4, 0.002)
+            assert (allreduce["rounds"], allreduce["repeats"], allreduce["target"]) == (4, 1, 0.002)
     notes = []
     assert run_mod._quick(notes, repeats=1, seconds=0.01) == (1, 0.01)     # a cap, never a raise
     assert notes == [run_mod.QUICK_NOTE] and "rough" in notes[0]
@@ -959,7 +959,7 @@ def test_per_protocol_fits_and_the_python_layer_are_read_back(seed):
     assert fits.eager.alpha - ref.eager.alpha == pytest.approx(lab.python_call, rel=0.3)
     text = str(lab)
     assert "eager limit (ompi_info, header included): 4096 B" in text and "the Python layer:" in text
-    assert "C ping-pong, rendezvous: alpha" in text and "lab/ref" in lab.table()
+    assert "C ping-pong, rendezvous: alpha" in text and "lab/C" in lab.table()
     rows = {line.split()[0] + line.split()[1]: line for line in lab.table().splitlines()[1:]}
     assert "eager" in rows["2KiB"] and "rendezvous" in rows["4KiB"]         # 4 KiB and its header exceed the limit
 

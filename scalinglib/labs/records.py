@@ -346,7 +346,8 @@ class PingPongLab:
     notes: list[str] = field(default_factory=list)
     python_call: float | None = None  #: seconds per message of the lab's loops run against MPI.PROC_NULL (Python's share)
     eager_limit: float | None = None  #: bytes, header included, from ompi_info (None: unknown)
-    reference: ReferencePingPong | None = None  #: the established benchmark, run beside the lab
+    reference: ReferencePingPong | None = None  #: the established benchmark in C, run beside the lab
+    same_layer: ReferencePingPong | None = None  #: mpi4py's own benchmark, which calls MPI from Python as the lab does
 
     @property
     def best(self) -> np.ndarray:
@@ -366,6 +367,14 @@ class PingPongLab:
         if self.reference is None:
             return None
         ref = dict(zip(self.reference.nbytes.tolist(), self.reference.best.tolist()))
+        return np.array([ref.get(float(n), np.nan) for n in self.nbytes])
+
+    @property
+    def same_layer_best(self) -> np.ndarray | None:
+        """mpi4py's benchmark's fastest run at each of the lab's sizes (NaN where it has none)."""
+        if self.same_layer is None:
+            return None
+        ref = dict(zip(self.same_layer.nbytes.tolist(), self.same_layer.best.tolist()))
         return np.array([ref.get(float(n), np.nan) for n in self.nbytes])
 
     @property
@@ -403,6 +412,10 @@ class PingPongLab:
         if self.python_call is not None:
             lines.append(f"the Python layer: the lab's loops with sends and receives that move nothing (MPI.PROC_NULL) "
                          f"cost {self.python_call * 1e6:.2f} us per message")
+        if self.same_layer is not None:
+            lines.append(f"same layer: {self.same_layer.name}, fastest of {self.same_layer.seconds.shape[0]} runs")
+        if self.reference is not None:
+            lines.append(f"in C: {self.reference.name}, fastest of {self.reference.seconds.shape[0]} runs")
         ref = self.reference_best
         if ref is not None and np.isfinite(ref[0]):
             lines.append(f"at {format_bytes(self.nbytes[0])}: lab {_us(self.best[0])}, reference {_us(ref[0])}, "
@@ -466,16 +479,20 @@ class PingPongLab:
                 model, kept = fit.alpha + self.nbytes * fit.beta, fit.kept
             except ValueError:
                 model = np.full(self.nbytes.shape, np.nan)
-        ref = self.reference_best
+        ref, same = self.reference_best, self.same_layer_best
         proto = self.protocol(self.nbytes)
         head = f"{'n':>9} {'protocol':>10} {'best':>10} {'median':>10} {'model':>10} {'best/model':>10}"
-        head += f" {'n/T (GB/s)':>10}" + (f" {'reference':>10} {'lab/ref':>7}" if ref is not None else "")
+        head += f" {'n/T (GB/s)':>10}"
+        head += f" {'mpi4py':>10} {'lab/mpi4py':>10}" if same is not None else ""
+        head += f" {'C':>10} {'lab/C':>6}" if ref is not None else ""
         rows = [head]
         for i, (n, b, m, p, k) in enumerate(zip(self.nbytes, self.best, self.median, model, kept)):
             row = (f"{format_bytes(n):>9} {proto[i]:>10} {_us(b):>10} {_us(m):>10} {_us(p) if np.isfinite(p) else '':>10} "
                    f"{f'{b / p:.2f}' if np.isfinite(p) else '':>10} {n / b / 1e9:>10.3f}")
+            if same is not None:
+                row += f" {_us(same[i]):>10} {b / same[i]:>10.2f}" if np.isfinite(same[i]) else f" {'':>10} {'':>10}"
             if ref is not None:
-                row += f" {_us(ref[i]):>10} {b / ref[i]:>7.2f}" if np.isfinite(ref[i]) else f" {'':>10} {'':>7}"
+                row += f" {_us(ref[i]):>10} {b / ref[i]:>6.2f}" if np.isfinite(ref[i]) else f" {'':>10} {'':>6}"
             rows.append(row + ("" if k else " (left out)"))
         return "\n".join(rows)
 
@@ -537,9 +554,12 @@ class AllreduceLab:
         """The constants the all-reduce pays, from this lab's own smallest sizes and the ping-pong's slopes.
 
         ``alpha`` is the time of one more message inside the collective: over the ``small`` smallest
-        sizes, the ring's fastest time minus recursive doubling's, over the difference in their
-        message counts (``2(K - 1)`` against ``lg K``). ``call`` is what remains of recursive
-        doubling's time there: the Python call and Open MPI's dispatch. The
+        sizes, the ring's time minus recursive doubling's in the same round, the median of these
+        differences, over the difference in their message counts (``2(K - 1)`` against ``lg K``).
+        Where that median is not above zero, the rounds cannot resolve one message, and ``alpha`` is
+        the C ping-pong's eager latency instead (a message sent from C, as inside the collective),
+        or zero without one; ``alpha_from`` says which. ``call`` is what remains of recursive
+        doubling's fastest time there: the Python call and Open MPI's dispatch. The
         rendezvous's extra latency and the two slopes come from the ping-pong's per-protocol fits
         (the Python layer cancels in the difference of the two latencies); ``gamma`` and ``copy`` from
         rank 0's own timing.
@@ -556,13 +576,21 @@ class AllreduceLab:
         extra = 2 * (k - 1) - steps
         # the fastest of the small sizes: their byte terms are negligible, and a size whose batches all
         # waited for a CPU only ever reads slower
-        ring, rd = self.best("ring", k)[:small].min(), self.best("recursive_doubling", k)[:small].min()
-        alpha = float((ring - rd) / extra)
-        call = float(rd - steps * max(alpha, 0.0))
+        a_ring, j = self._index("ring", k)
+        a_rd, _ = self._index("recursive_doubling", k)
+        paired = self.seconds[a_ring, j, :, :small] - self.seconds[a_rd, j, :, :small]   # round by round
+        alpha, source = float(np.median(paired) / extra), "the all-reduce's smallest sizes"
+        if alpha <= 0:
+            ref = pingpong.reference_fits
+            alpha, source = ((ref.eager.alpha, "the C ping-pong's eager fit (the rounds did not resolve one message)")
+                             if ref is not None and ref.eager is not None
+                             else (0.0, "nowhere: the rounds did not resolve one message, and no C ping-pong ran"))
+        rd = self.best("recursive_doubling", k)[:small].min()
+        call = float(rd - steps * alpha)
         return CollectiveCosts(call=max(call, 0.0), alpha=max(alpha, 0.0), eager_limit=fits.eager_limit,
                                rendezvous=max(fits.rendezvous.alpha - fits.eager.alpha, 0.0),
                                beta_eager=fits.eager.beta, beta_rendezvous=fits.rendezvous.beta,
-                               gamma=self.gamma, copy=self.copy)
+                               gamma=self.gamma, copy=self.copy, alpha_from=source)
 
     def open_mpi_model(self, algorithm: str, k: int, costs: CollectiveCosts) -> np.ndarray:
         """The Open MPI schedule of ``algorithm`` priced by ``costs`` at every measured size (NaN if not modelled)."""
@@ -747,16 +775,27 @@ class AllreduceLab:
 
     def summary(self) -> str:
         ids = ", ".join(f"{a} = {self.algorithm_ids.get(a, '?')}" for a in self.algorithms)
-        lines = [f"Open MPI's tuned all-reduce, one job per algorithm, chosen by number through "
-                 f"coll_tuned_allreduce_algorithm ({ids}; numbers read from {self.ids_source})",
-                 f"float32 sum, K = {', '.join(map(str, self.ks.tolist()))}, best of {self.seconds.shape[2]} "
-                 f"batches per size",
+        rounds = self.seconds.shape[2]
+        lines = [f"Open MPI's tuned all-reduce, chosen by number through coll_tuned_allreduce_algorithm ({ids}; "
+                 f"numbers read from {self.ids_source})",
+                 f"float32 sum, K = {', '.join(map(str, self.ks.tolist()))}, best of {rounds} rounds per size; each "
+                 f"round runs one job per algorithm, in turn"]
+        if rounds > 1:
+            lines.append(f"one algorithm's rounds differ by {self.round_spread:.0%} (slowest over fastest, the median over "
+                         f"algorithms, sizes and K): a difference between algorithms smaller than that is not resolved")
+        lines += [
                  f"gamma (MPI's own float32 sum on one rank): {self.gamma * 1e12:.1f} ps/B "
                  f"({1 / self.gamma / 1e9:.2f} GB/s)"]
         if self.copy is not None:
             lines.append(f"copy (a local memcpy on one rank): {self.copy * 1e12:.1f} ps/B ({1 / self.copy / 1e9:.2f} GB/s)")
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
+
+    @property
+    def round_spread(self) -> float:
+        """Slowest round over fastest, less one, the median over algorithms, K and sizes."""
+        s = self.seconds
+        return float(np.median(s.max(axis=2) / s.min(axis=2)) - 1)
 
     def __str__(self) -> str:
         return f"{self.summary()}\n\n{self.table()}"
