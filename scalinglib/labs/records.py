@@ -361,21 +361,21 @@ class PingPongLab:
             return None
         return fit_protocols(self.nbytes, self.best, self.eager_limit)
 
+    def _at_sizes(self, benchmark: ReferencePingPong | None) -> np.ndarray | None:
+        if benchmark is None:
+            return None
+        ref = dict(zip(benchmark.nbytes.tolist(), benchmark.best.tolist()))
+        return np.array([ref.get(float(n), np.nan) for n in self.nbytes])
+
     @property
     def reference_best(self) -> np.ndarray | None:
-        """The reference benchmark's fastest run at each of the lab's sizes (NaN where it has none)."""
-        if self.reference is None:
-            return None
-        ref = dict(zip(self.reference.nbytes.tolist(), self.reference.best.tolist()))
-        return np.array([ref.get(float(n), np.nan) for n in self.nbytes])
+        """The C reference's fastest run at each of the lab's sizes (NaN where it has none)."""
+        return self._at_sizes(self.reference)
 
     @property
     def same_layer_best(self) -> np.ndarray | None:
         """mpi4py's benchmark's fastest run at each of the lab's sizes (NaN where it has none)."""
-        if self.same_layer is None:
-            return None
-        ref = dict(zip(self.same_layer.nbytes.tolist(), self.same_layer.best.tolist()))
-        return np.array([ref.get(float(n), np.nan) for n in self.nbytes])
+        return self._at_sizes(self.same_layer)
 
     @property
     def reference_fits(self) -> ProtocolFits | None:

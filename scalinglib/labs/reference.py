@@ -93,6 +93,12 @@ def parse_mpi4py_bench(text: str) -> dict[int, float]:
     return out
 
 
+def _settings(sizes, runs, iterations, timeout):
+    """The sizes (sorted, distinct), runs, iterations and timeout of a reference run, checked."""
+    return (sorted({single_whole("sizes", s) for s in sizes}), single_whole("runs", runs, 1, 20),
+            single_whole("iterations", iterations, 10), single(check_positive, "timeout", timeout))
+
+
 def _run_table(command, env, values, count, limit, name, parse) -> list[list[float]]:
     table = []
     for _ in range(count):
@@ -189,10 +195,7 @@ def reference_pingpong(sizes, *, mca=(), runs=3, benchmark=None, mpiexec=None, t
     -------
     ReferencePingPong
     """
-    values = sorted({single_whole("sizes", s) for s in sizes})
-    count = single_whole("runs", runs, 1, 20)
-    iters = single_whole("iterations", iterations, 10)
-    limit = single(check_positive, "timeout", timeout)
+    values, count, iters, limit = _settings(sizes, runs, iterations, timeout)
     name, path = find_reference(benchmark, mpiexec)
     if name == C_NAME:
         args = [str(values[0]), str(values[-1]), str(iters), str(max(1, iters // 20)), str(max(1, iters // 10)),
@@ -230,10 +233,7 @@ def mpi4py_pingpong(sizes, *, mca=(), runs=3, mpiexec=None, timeout=300.0, itera
     -------
     ReferencePingPong
     """
-    values = sorted({single_whole("sizes", s) for s in sizes})
-    count = single_whole("runs", runs, 1, 20)
-    iters = single_whole("iterations", iterations, 10)
-    limit = single(check_positive, "timeout", timeout)
+    values, count, iters, limit = _settings(sizes, runs, iterations, timeout)
     args = ["-m", "mpi4py.bench", "pingpong", "-a", "none", "-m", str(values[0]), "-n", str(values[-1]), "-l", str(iters),
             "-s", str(max(1, iters // 10)), "--loop-large", str(max(10, iters // 5)),
             "--skip-large", str(max(1, iters // 50)), "--loop-huge", str(max(10, iters // 50)),
