@@ -45,6 +45,8 @@ def synthetic_scaling(f=0.1, k_cpu=4, ks=(1, 2, 4, 8), repeats=5, seed=0, comm=2
     weak = 20 * weak_step * (1 + rng.exponential(0.01, (repeats, ks.size)))
     units = per_unit * rate * np.ones((repeats, ks.size))
     phases_strong, phases_weak = np.zeros((2, repeats, ks.size, 3))
+    phases_strong[..., 0] = 30 * serial_units * units             # rank 0's serial seconds
+    phases_weak[..., 0] = 20 * serial_units * units
     phases_strong[..., 1] = 30 * share * units                    # rank 0's parallel seconds
     phases_weak[..., 1] = 20 * parallel_units * units
     return labs.ScalingLab(
@@ -188,11 +190,12 @@ def test_runs_rescaled_to_the_calibrated_speed_survive_a_drifting_machine(seed):
     the wall-clock fits stray far from the known serial fraction; the rescaled runs recover it."""
     lab = synthetic_scaling(f=0.1, k_cpu=2, ks=(1, 2), comm=3e-4, seed=seed)
     rng = np.random.default_rng(100 + seed)
-    for mode in ("strong", "weak"):
+    for mode in ("strong", "weak"):                 # the compute follows the machine's pace; the all-reduce does not
         speed = rng.uniform(0.7, 1.5, getattr(lab, mode).shape)
-        setattr(lab, mode, getattr(lab, mode) * speed)
+        phases = getattr(lab, "phases_" + mode)
+        setattr(lab, mode, getattr(lab, mode) + phases[..., :2].sum(axis=-1) * (speed - 1))
         setattr(lab, "unit_" + mode, getattr(lab, "unit_" + mode) * speed)
-        getattr(lab, "phases_" + mode)[..., 1] *= speed
+        phases[..., :2] *= speed[..., None]
     assert lab.parts.serial_fraction == pytest.approx(0.1, abs=0.02)
     assert lab.speedup[1] == pytest.approx(lab.strong_best[0] / lab.strong_best[1])
     low, high = lab.drift
@@ -984,6 +987,21 @@ def test_the_collectives_alpha_comes_from_its_own_small_sizes(seed):
     assert np.all(np.isfinite(choice))
     text = ar.comparison(got)
     assert "Open MPI picks" in text and "its time" in text and "segmented_ring" in text
+
+
+def test_rounds_that_cannot_resolve_one_message_take_the_c_ping_pongs_alpha():
+    """When ring minus recursive doubling is not positive in most rounds, alpha comes from the C reference, or is
+    zero without one, and the costs say where it came from."""
+    c = _costs()
+    pp = protocol_pingpong(c, seed=0)
+    ar = open_mpi_allreduce_lab(c, seed=0)
+    a_ring, a_rd = ar.algorithms.index("ring"), ar.algorithms.index("recursive_doubling")
+    ar.seconds[a_ring] = ar.seconds[a_rd]                           # one message more, and not a nanosecond to show it
+    got = ar.costs(pp)
+    assert got.alpha == pytest.approx(pp.reference_fits.eager.alpha) and "C ping-pong" in got.alpha_from
+    pp.reference = None
+    got = ar.costs(pp)
+    assert got.alpha == 0.0 and got.alpha_from.startswith("nowhere")
 
 
 def test_crossover_is_reported_only_beyond_the_spread():

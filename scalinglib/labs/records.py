@@ -35,6 +35,9 @@ __all__ = ["ScalingLab", "PingPongLab", "AllreduceLab", "Crossover", "format_byt
 
 #: A unit of work this many times slower during a scaling run than on one core alone is said in the summary.
 SLOW_UNIT = 1.5
+#: Share of the round-by-round differences (ring minus recursive doubling) that must be positive for the
+#: all-reduce's own smallest sizes to give the collective's alpha.
+RESOLVED_SHARE = 0.8
 
 #: An all-reduce time more than this many times its model is marked as held up (:meth:`AllreduceLab.stalled`).
 STALL_RATIO = 10.0
@@ -74,8 +77,8 @@ class ScalingLab:
     A machine's speed wanders from one run to the next (a virtual machine's host, turbo, other
     programs), and a speedup divides two runs taken seconds apart. So every run also times its own
     units of work on rank 0, whose pace sets the step (it computes the serial part while the others
-    wait), and the record rescales the run to the calibration's speed:
-    ``seconds * per_unit / rank 0's unit``. The rescaled runs hold the program's own structure at one fixed
+    wait), and the record rescales rank 0's compute to the calibration's speed (``per_unit`` over
+    rank 0's unit time) and keeps the rest of the run, the all-reduces and the waits, as measured. The rescaled runs hold the program's own structure at one fixed
     rate of work; ``strong_raw_best`` and ``speedup_raw`` keep the wall clock. Like Section 3.1's
     timings, the record then summarises the repeats by the fastest run.
     """
@@ -140,19 +143,21 @@ class ScalingLab:
     def lead_unit_weak(self) -> np.ndarray:
         return self._lead_unit(self.phases_weak, self.weak_steps, self.parallel_units)
 
-    def _rescaled(self, seconds, units) -> np.ndarray:
+    def _rescaled(self, seconds, units, phases) -> np.ndarray:
         ratio = np.asarray(units, dtype=float) / self.per_unit
         ratio = np.where(np.isfinite(ratio) & (ratio > 0), ratio, 1.0)     # a run without units keeps its clock
-        return seconds / ratio
+        compute = np.minimum(np.asarray(phases, dtype=float)[..., :2].sum(axis=-1), seconds)
+        return compute / ratio + (seconds - compute)        # the all-reduce and the waits keep their clock
 
     @property
     def strong_rescaled(self) -> np.ndarray:
-        """Every strong run's seconds at the calibration's speed: seconds x per_unit / (rank 0's unit time)."""
-        return self._rescaled(self.strong, self.lead_unit_strong)
+        """Every strong run's seconds at the calibration's speed: rank 0's compute times per_unit over rank 0's
+        own unit time, plus the rest of the run (the all-reduces and waits) as measured."""
+        return self._rescaled(self.strong, self.lead_unit_strong, self.phases_strong)
 
     @property
     def weak_rescaled(self) -> np.ndarray:
-        return self._rescaled(self.weak, self.lead_unit_weak)
+        return self._rescaled(self.weak, self.lead_unit_weak, self.phases_weak)
 
     @property
     def strong_best(self) -> np.ndarray:
@@ -556,7 +561,8 @@ class AllreduceLab:
         ``alpha`` is the time of one more message inside the collective: over the ``small`` smallest
         sizes, the ring's time minus recursive doubling's in the same round, the median of these
         differences, over the difference in their message counts (``2(K - 1)`` against ``lg K``).
-        Where that median is not above zero, the rounds cannot resolve one message, and ``alpha`` is
+        Where fewer than ``RESOLVED_SHARE`` of these differences are positive, the rounds cannot resolve
+        one message, and ``alpha`` is
         the C ping-pong's eager latency instead (a message sent from C, as inside the collective),
         or zero without one; ``alpha_from`` says which. ``call`` is what remains of recursive
         doubling's fastest time there: the Python call and Open MPI's dispatch. The
@@ -580,7 +586,7 @@ class AllreduceLab:
         a_rd, _ = self._index("recursive_doubling", k)
         paired = self.seconds[a_ring, j, :, :small] - self.seconds[a_rd, j, :, :small]   # round by round
         alpha, source = float(np.median(paired) / extra), "the all-reduce's smallest sizes"
-        if alpha <= 0:
+        if alpha <= 0 or np.mean(paired > 0) < RESOLVED_SHARE:
             ref = pingpong.reference_fits
             alpha, source = ((ref.eager.alpha, "the C ping-pong's eager fit (the rounds did not resolve one message)")
                              if ref is not None and ref.eager is not None
