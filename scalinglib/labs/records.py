@@ -76,9 +76,10 @@ class ScalingLab:
 
     A machine's speed wanders from one run to the next (a virtual machine's host, turbo, other
     programs), and a speedup divides two runs taken seconds apart. So every run also times its own
-    units of work on rank 0, whose pace sets the step (it computes the serial part while the others
-    wait), and the record rescales rank 0's compute to the calibration's speed (``per_unit`` over
-    rank 0's unit time) and keeps the rest of the run, the all-reduces and the waits, as measured. The rescaled runs hold the program's own structure at one fixed
+    units of work on every rank. The longest compute of any rank sets the pace of a run; the record
+    replaces it by the most units any rank computed (rank 0's, with the serial part) at the calibrated
+    time per unit (``per_unit``) and keeps the rest of the run, the all-reduces and the waits, as
+    measured. The rescaled runs hold the program's own structure at one fixed
     rate of work; ``strong_raw_best`` and ``speedup_raw`` keep the wall clock. Like Section 3.1's
     timings, the record then summarises the repeats by the fastest run.
     """
@@ -109,6 +110,9 @@ class ScalingLab:
     launches: list[LaunchInfo]
     notes: list[str] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)  #: what the machine did not let the lab read
+    #: per run (repeats x K x 2): the longest compute of any rank, seconds, and the most units any rank computed
+    busiest_strong: np.ndarray | None = None
+    busiest_weak: np.ndarray | None = None
 
     @property
     def repeats(self) -> int:
@@ -135,29 +139,36 @@ class ScalingLab:
 
     @property
     def lead_unit_strong(self) -> np.ndarray:
-        """Rank 0's seconds per unit in each strong run (repeats x K): the pace of the critical path.
-        Rank 0 computes the serial part while the others wait, so its pace sets the step."""
+        """Rank 0's seconds per unit in each strong run (repeats x K): the pace of the rank with the serial part
+        (records without the busiest rank's compute are rescaled by it)."""
         return self._lead_unit(self.phases_strong, self.strong_steps, np.ceil(self.parallel_units / self.ks))
 
     @property
     def lead_unit_weak(self) -> np.ndarray:
         return self._lead_unit(self.phases_weak, self.weak_steps, self.parallel_units)
 
-    def _rescaled(self, seconds, units, phases) -> np.ndarray:
-        ratio = np.asarray(units, dtype=float) / self.per_unit
-        ratio = np.where(np.isfinite(ratio) & (ratio > 0), ratio, 1.0)     # a run without units keeps its clock
-        compute = np.minimum(np.asarray(phases, dtype=float)[..., :2].sum(axis=-1), seconds)
-        return compute / ratio + (seconds - compute)        # the all-reduce and the waits keep their clock
+    def _rescaled(self, seconds, units, phases, busiest) -> np.ndarray:
+        if busiest is not None:             # the longest compute set the pace; on a steady machine the most units would
+            busiest = np.asarray(busiest, dtype=float)
+            compute, calibrated = busiest[..., 0], busiest[..., 1] * self.per_unit
+        else:                               # records without it: rank 0, which computes the serial part
+            compute = np.asarray(phases, dtype=float)[..., :2].sum(axis=-1)
+            ratio = np.asarray(units, dtype=float) / self.per_unit
+            calibrated = compute / np.where(np.isfinite(ratio) & (ratio > 0), ratio, 1.0)
+        compute = np.minimum(compute, seconds)
+        ok = np.isfinite(calibrated) & (compute > 0)
+        return np.where(ok, seconds - compute + calibrated, seconds)   # the all-reduce and the waits keep their clock
 
     @property
     def strong_rescaled(self) -> np.ndarray:
-        """Every strong run's seconds at the calibration's speed: rank 0's compute times per_unit over rank 0's
-        own unit time, plus the rest of the run (the all-reduces and waits) as measured."""
-        return self._rescaled(self.strong, self.lead_unit_strong, self.phases_strong)
+        """Every strong run's seconds at the calibration's speed: the longest compute of any rank replaced by the
+        most units any rank computed (rank 0's) at the calibrated time per unit, the rest of the run (the
+        all-reduces and the waits) as measured."""
+        return self._rescaled(self.strong, self.lead_unit_strong, self.phases_strong, self.busiest_strong)
 
     @property
     def weak_rescaled(self) -> np.ndarray:
-        return self._rescaled(self.weak, self.lead_unit_weak, self.phases_weak)
+        return self._rescaled(self.weak, self.lead_unit_weak, self.phases_weak, self.busiest_weak)
 
     @property
     def strong_best(self) -> np.ndarray:
@@ -204,7 +215,11 @@ class ScalingLab:
     @property
     def drift(self) -> tuple[float, float]:
         """(lowest, highest) unit time of any run over the calibration's: how far the machine's speed wandered."""
-        ratios = np.concatenate([np.ravel(self.lead_unit_strong), np.ravel(self.lead_unit_weak)]) / self.per_unit
+        if self.busiest_strong is not None and self.busiest_weak is not None:
+            paces = [b[..., 0] / (b[..., 1] * self.per_unit) for b in (self.busiest_strong, self.busiest_weak)]
+        else:
+            paces = [self.lead_unit_strong / self.per_unit, self.lead_unit_weak / self.per_unit]
+        ratios = np.concatenate([np.ravel(p) for p in paces])
         ratios = ratios[np.isfinite(ratios) & (ratios > 0)]
         return (float(ratios.min()), float(ratios.max())) if ratios.size else (1.0, 1.0)
 

@@ -292,6 +292,8 @@ def scaling(ranks=None, *, serial_fraction=0.1, step_seconds=0.01, allreduce_byt
         serial_units=config["serial_units"], parallel_units=config["parallel_units"], per_unit=config["per_unit"],
         size=size, allreduce_bytes=nbytes, allreduce_alone=np.array([jobs[k]["allreduce_alone"] for k in ks]),
         unit_strong=table("strong", "unit"), unit_weak=table("weak", "unit"),
+        busiest_strong=np.stack([table("strong", "busiest"), table("strong", "busiest_units")], axis=-1),
+        busiest_weak=np.stack([table("weak", "busiest"), table("weak", "busiest_units")], axis=-1),
         phases_strong=phases["strong"], phases_weak=phases["weak"],
         clock_khz=[jobs[k]["weak"][-1]["clock"] for k in ks],
         max_khz=None if first is None or first.max_khz is None else max(first.max_khz.values()),
