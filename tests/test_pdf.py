@@ -113,6 +113,12 @@ def test_every_section_heading_is_there(pdfs):
         assert "Contents" in pdfs[edition]["text"]
 
 
+def test_each_pdf_stays_small_enough_to_mail(pdfs):
+    """The parts' shared fonts are stored once and the drawing streams compressed."""
+    for path in (FULL, STUDENT):
+        assert path.stat().st_size <= 20e6, f"{path.name} weighs {path.stat().st_size / 1e6:.1f} MB"
+
+
 def test_page_counts_are_plausible(pdfs):
     for edition in ("full", "student"):
         assert 3 * len(SECTIONS) <= pdfs[edition]["pages"] <= 600, pdfs[edition]["pages"]
