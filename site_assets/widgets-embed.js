@@ -89,8 +89,14 @@
         var next = function (deadline) {
           if (deadline && deadline.timeRemaining && deadline.timeRemaining() < 8) { idle(next); return; }
           var children = self.model.get("children") || [];
-          for (var i = 0; i < children.length; i++) {
-            if (!(i in self.kept)) { self.draw(i).then(function () { idle(next); }); return; }
+          var at = self.model.get("selected_index") || 0;
+          // nearest first: the frames a slider reaches in one step are ready soonest
+          for (var d = 1; d < 2 * children.length; d++) {
+            var i = at + (d % 2 ? (d + 1) / 2 : -d / 2);
+            if (i >= 0 && i < children.length && !(i in self.kept)) {
+              self.draw(i).then(function () { idle(next); });
+              return;
+            }
           }
         };
         idle(next);
