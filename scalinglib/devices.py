@@ -381,7 +381,7 @@ class InstancePrice:
         How the row was read.
     device_memory_bandwidth : float, optional
         Memory bandwidth of one accelerator in bytes/s, > 0, where it differs
-        from the catalog entry :attr:`chip` (the 40 GB A100); default: the
+        from the catalog entry ``chip`` (the 40 GB A100); default: the
         catalog's (see :attr:`memory_bandwidth`).
     as_of : str, optional
         When the price applied, as a reader should quote it: a date written
@@ -444,13 +444,13 @@ class InstancePrice:
         return self.usd_per_hour / self.devices
 
     def peak(self, precision: str = "bf16") -> float:
-        """Dense peak FLOP/s of one accelerator at ``precision``, from the catalog entry :attr:`chip`."""
+        """Dense peak FLOP/s of one accelerator at ``precision``, from the catalog entry ``chip``."""
         return get_accelerator(self.chip).peak(precision)
 
     @property
     def memory_bandwidth(self) -> float:
-        """Memory bandwidth of one accelerator, bytes/s: :attr:`device_memory_bandwidth` if the row gives it,
-        else the catalog entry :attr:`chip`'s."""
+        """Memory bandwidth of one accelerator, bytes/s: ``device_memory_bandwidth`` if the row gives it,
+        else the catalog entry ``chip``'s."""
         if self.device_memory_bandwidth is not None:
             return self.device_memory_bandwidth
         return get_accelerator(self.chip).memory_bandwidth
