@@ -9,9 +9,11 @@ defines each name of ``scalinglib.__all__``, and writes ``book/reference/``:
   docstring (napoleon).
 
 Each public name is documented under its public path, ``scalinglib.NAME`` (``.. currentmodule::
-scalinglib``), so its anchor (``#scalinglib.strong_time``) and a link to it from the text
-(``{py:func}`sl.strong_time <scalinglib.strong_time>```) stay the same whichever module holds it.
-The pages follow the modules that exist: split a module and the next build has a page per part.
+scalinglib``), so its anchor (``#scalinglib.strong_time``) and the links to it stay the same whichever
+module holds it.
+The notebooks' text links a name as the reader calls it, ``{func}`sl.strong_time```: ``sl.`` is read
+as ``scalinglib.``, so the link shows ``sl.strong_time()`` in the book and plain ``sl.strong_time`` in
+JupyterLab. The pages follow the modules that exist: split a module and the next build has a page per part.
 They are build output (listed in ``.gitignore``); ``_toc.yml`` takes them with a glob. A page is
 rewritten only when its text changes, so Sphinx re-reads only what changed.
 
@@ -218,6 +220,8 @@ def _resolve_by_last_name(app, env, node, contnode):
     if node.get("refdomain") != "py":
         return None
     target = node.get("reftarget", "").lstrip("~.")
+    if target.startswith("sl."):          # the notebooks' name for the library: import scalinglib as sl
+        target = "scalinglib." + target[3:]
     if not target or not (target.startswith("scalinglib.") or "." not in target or node.get("py:module", "")
                           .startswith("scalinglib")):
         return None
