@@ -173,11 +173,13 @@ def pages() -> dict[str, str]:
             index += ["```", ""]
         # tables and constants: autosummary would show the docstring of their type (dict's), so their own
         # comment's first sentence is listed instead
-        for name in (n for n, kind in names if kind == "data"):
-            summary = _data_doc(module_name, name).replace("\n", " ").split(". ")[0].rstrip(".")
-            index += [f"- {{py:data}}`{name} <scalinglib.{name}>`: {summary}."]
-        if len(callables) < len(names):
-            index += [""]
+        tables = [n for n, kind in names if kind == "data"]
+        if tables:              # in reStructuredText, as the comments are written
+            index += ["```{eval-rst}"]
+            for name in tables:
+                summary = _data_doc(module_name, name).replace("\n", " ").split(". ")[0].rstrip(".")
+                index += [f"* :py:data:`{name} <scalinglib.{name}>`: {summary}."]
+            index += ["```", ""]
         body = [f"# `{module_name}`", "", "```{eval-rst}", f".. automodule:: {module_name}", "   :no-members:", ""]
         if names:
             body += _entries(module_name, names, "scalinglib")
