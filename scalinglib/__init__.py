@@ -49,7 +49,7 @@ from .cost import (
 )
 from .exercises import check
 from .figures.s3_7 import plot_device_roofline, plot_roofline
-from .hardware import CATALOG, LINKS, Accelerator, accelerator_table, get_accelerator
+from .hardware import CATALOG, LINKS, Accelerator, accelerator_table, get_accelerator, load_devices
 from .latency import (
     HedgeResult,
     QueueRun,
@@ -271,6 +271,7 @@ __all__ = [
     "LINKS",
     "get_accelerator",
     "accelerator_table",
+    "load_devices",
     # roofline (3.7)
     "attainable_flops",
     "ridge_point",

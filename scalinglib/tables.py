@@ -5,7 +5,7 @@ units in the column headers, digits right-aligned in tabular figures, each
 column formatted its own way. The same object prints as aligned plain text
 (``print(t)`` or the ``text/plain`` form that notebook tests compare), so a
 table reads the same in a terminal. Both forms are plain functions of the
-numbers: running the cell twice gives the same bytes.
+numbers: running the cell twice gives the same bytes. For example::
 
     sl.table(
         [(0.5, 20, 92), (0.9, 100, 461)],

@@ -87,7 +87,7 @@ class Choice:
     """The positions of one control: a label, the values in order, the starting value and their format.
 
     ``control`` is ``"slider"``, ``"buttons"``, ``"dropdown"`` or None (chosen from the values: named
-    choices and numbers with at most :data:`FEW_POSITIONS` positions get buttons or a drop-down,
+    choices and numbers with at most ``FEW_POSITIONS`` (3) positions get buttons or a drop-down,
     longer runs of numbers a slider).
     """
 
@@ -483,7 +483,7 @@ def slider_figure(draw, params, *, alt, width=6.4, height=3.2, dpi=80, max_frame
     Each frame is SVG placed in the page, with its text no smaller than
     :data:`scalinglib.plots.MIN_FONT_PT`. When the figure would be too small to read
     on a phone, each frame also carries a phone layout (panels stacked), as long as
-    the panel stays within :data:`STATE_BUDGET` bytes; otherwise a phone shows the
+    the panel stays within ``STATE_BUDGET`` bytes; otherwise a phone shows the
     figure at a legible size in a box that scrolls sideways.
     """
     import ipywidgets as widgets

@@ -34,6 +34,12 @@ def book_pages() -> list[str]:
     return [toc["root"] + ".html"] + [ch["file"] + ".html" for ch in toc.get("chapters", [])]
 
 
+#: Pages of the library reference checked in a browser besides its index (which book_pages lists): the module
+#: pages are all written by one generator (book/_ext/library_reference.py), so two stand for the others: the
+#: hardware catalog's (functions, tables, a TOML example) and the device model's (classes with their members).
+REFERENCE_SAMPLE = ["book/reference/scalinglib.catalog.html", "book/reference/scalinglib.devices.html"]
+
+
 def chromium() -> str | None:
     return os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from site_pages import ROOT, book_pages
+from site_pages import REFERENCE_SAMPLE, ROOT, book_pages
 
 pytestmark = pytest.mark.site
 
@@ -41,7 +41,7 @@ RUN_JS = """async ([context, options]) => {
                                           why: (n.failureSummary || '').slice(0, 240)}))}));
 }"""
 
-PAGES = book_pages()
+PAGES = book_pages() + REFERENCE_SAMPLE
 _report: dict = {}
 
 

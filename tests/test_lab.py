@@ -149,7 +149,7 @@ def test_no_raw_directive_or_role_is_visible(page):
     pg, _ = page
     text = pg.locator(".jp-Notebook").inner_text()
     for raw in ("```{exercise}", "{exercise}", "{solution-start}", "{solution-end}", ":label:", ":class: dropdown",
-                "{ref}`"):
+                "{ref}`", "{func}`", "<scalinglib."):
         assert raw not in text, raw
     assert "Section 3.3" in text          # a {ref} role, rendered as its text
 

@@ -120,6 +120,8 @@ def test_zip_has_every_part(edition):
     assert "README.txt" in names and "html/index.html" in names
     assert "scalinglib/__init__.py" in names and "requirements-student.txt" in names
     assert "scalinglib/exercises/sealed.json" in names and "requirements.txt" not in names
+    # the hardware catalog is data the library reads when imported
+    assert {f"scalinglib/data/{p.name}" for p in (ROOT / "scalinglib" / "data").glob("*.toml")} <= set(names)
     assert sorted(Path(n).name for n in notebooks) == [p.name for p in NOTEBOOKS]
 
 

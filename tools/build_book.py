@@ -96,8 +96,10 @@ def _files(*names: str) -> list[Path]:
 
 
 def fingerprint() -> str:
-    """The library and the pins: what the cached notebook results depend on beyond their code."""
-    return _digest(sorted((ROOT / "scalinglib").rglob("*.py")) + [ROOT / "requirements.txt"])
+    """The library (its code and its data files) and the pins: what the cached notebook results depend on
+    beyond their code."""
+    library = sorted((ROOT / "scalinglib").rglob("*.py")) + sorted((ROOT / "scalinglib" / "data").glob("*.toml"))
+    return _digest(library + [ROOT / "requirements.txt"])
 
 
 def page_sources() -> list[Path]:

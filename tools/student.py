@@ -275,8 +275,10 @@ def pack(html: Path, notebooks: list[Path]) -> None:
                 zf.write(path, Path("html") / path.relative_to(html))
         for path in notebooks:
             zf.write(path, Path("notebooks") / path.name)
-        # the library's Python, and the C reference ping-pong that Section 3.8.6 builds beside its lab
-        library = [*(ROOT / "scalinglib").rglob("*.py"), *(ROOT / "scalinglib").rglob("*.c")]
+        # the library's Python, its data files (the hardware catalog), and the C reference ping-pong that
+        # Section 3.8.6 builds beside its lab
+        library = [*(ROOT / "scalinglib").rglob("*.py"), *(ROOT / "scalinglib").rglob("*.c"),
+                   *(ROOT / "scalinglib" / "data").glob("*.toml")]
         for path in sorted(library):
             if EXERCISES not in path.relative_to(ROOT).parents:
                 zf.write(path, path.relative_to(ROOT))

