@@ -41,6 +41,8 @@ def test_every_section_notebook_is_in_the_toc_and_back():
     for path in NOTEBOOKS:
         assert f"book/{path.stem}" in files, f"{path.name} is missing from _toc.yml"
     for entry in files:
+        if entry.startswith("book/reference/"):        # written from the library by every build
+            continue
         assert any((ROOT / (entry + ext)).exists() for ext in (".ipynb", ".md")), entry
 
 
