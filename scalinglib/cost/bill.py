@@ -19,6 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._validate import (
+    MAX_COUNT,
     check_flag,
     check_fraction,
     check_nonnegative,
@@ -80,7 +81,7 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
     Parameters
     ----------
     n_gpus : array_like of int
-        Cluster sizes, powers of two.
+        Cluster sizes, powers of two, at most 2**53.
     n_params : float
         Model parameters, > 0 (one number; call once per model).
     critical_batch_tokens : float
@@ -145,7 +146,7 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
     check_flag("search", search)
     n_params = check_scalar("n_params", n_params)
     crit = single(check_positive, "critical_batch_tokens", critical_batch_tokens)
-    sizes = check_whole("n_gpus", n_gpus)
+    sizes = check_whole("n_gpus", n_gpus, maximum=MAX_COUNT, why="the largest count a float holds exactly")
     if search:
         return _searched_batch_cost(sizes, n_params, crit, grow_batch, layout_kwargs)
     # growing the batch: a limit so high that data parallelism can take every GPU (a billion tokens per GPU)

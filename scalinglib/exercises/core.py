@@ -832,6 +832,15 @@ def _options(part: Part) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
 
+def _shown(value) -> str:
+    """``repr(value)``, or the name of its type when its ``repr`` fails (a reader's object may raise there)."""
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - any error of a reader's __repr__
+        return f"an object of type {type(value).__name__}"
+    return text if isinstance(text, str) else f"an object of type {type(value).__name__}"
+
+
 # --- reading the reader's answer ----------------------------------------------------------------------
 
 
@@ -1038,7 +1047,8 @@ def check(key, answer=None) -> Feedback:
     if not isinstance(key, str) or key not in _REGISTRY:
         near = [k for k in _REGISTRY if isinstance(key, str) and key and k.startswith(key)]
         extra = f"; parts of that exercise: {', '.join(near)}" if near else ""
-        return Feedback(str(key), "unknown", _say("unknown", given=repr(key), extra=extra))
+        shown = _shown(key)
+        return Feedback(key if isinstance(key, str) else shown, "unknown", _say("unknown", given=shown, extra=extra))
     part = _REGISTRY[key]
     if answer is None or answer is Ellipsis:
         return Feedback(key, "unanswered", _say("unanswered"))

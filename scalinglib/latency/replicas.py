@@ -427,12 +427,12 @@ def simulate_replicas(utilization, policy="none", n_servers=10, n_requests=50_00
     mean = single(check_positive, "service_time", service_time)
     same = check_flag("same_work", same_work)
     drop = single(check_fraction, "warmup", warmup, open_high=True)
+    # every argument is checked whatever the policy, so a wrong one is never ignored in silence
+    q = single(check_fraction, "hedge_quantile", hedge_quantile, open_low=True, open_high=True)
     if delay is not None:
+        d = single(check_nonnegative, "delay", delay)
         if kind != "hedged":
             raise ValueError(f"delay applies only to policy 'hedged'; got policy {kind!r}")
-        d = single(check_nonnegative, "delay", delay)
-    elif kind == "hedged":
-        q = single(check_fraction, "hedge_quantile", hedge_quantile, open_low=True, open_high=True)
     rng = _rng(seed)
     arrivals = np.cumsum(rng.exponential(mean / (servers * u), n))
     if not np.isfinite(arrivals[-1]):
