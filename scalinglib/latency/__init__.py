@@ -1,6 +1,6 @@
 """Latency, throughput and the tail (Section 3.4).
 
-Three modules, each checked in the tests against a seeded simulation or a published number:
+Three modules:
 
 * :mod:`scalinglib.latency.queues`: Little's law, the M/M/1 and M/M/c queues, Kingman's
   formula, a simulated first-come, first-served queue, and a summary over seeds
