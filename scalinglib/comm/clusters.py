@@ -5,8 +5,8 @@ inside the node (``alpha_intra``, ``beta_intra``) and slower across the network
 (``alpha_inter``, ``beta_inter``). :func:`multiring_allreduce_time` prices a
 flat ring all-reduce laid out node by node, one ring per network port, and
 :func:`hierarchical_allreduce_time` the three-phase all-reduce (inside the
-node, across nodes, inside the node again), both from the ring's cost in
-:mod:`scalinglib.comm.collectives`. Times are in seconds and sizes in bytes.
+node, across nodes, inside the node again), both priced with
+:func:`scalinglib.comm.collective_time`. Times are in seconds and sizes in bytes.
 """
 
 from __future__ import annotations
