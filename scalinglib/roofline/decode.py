@@ -1,12 +1,13 @@
 """Decoding a language model on the roof, and what the key-value cache caps (Section 3.7.3).
 
 One decoding step of a batch of sequences reads every weight once and each
-sequence's key-value cache, and does about two FLOPs per weight per sequence:
-its intensity grows with the batch until the step meets the flat roof, at
-:func:`decode_ridge_batch`. :func:`decode_time_terms`, :func:`decode_step_time`
-and :func:`decode_tokens_per_second` price a step on a device's roof; the memory
-left for the cache caps the batch (:func:`kv_cache_batch_limit`) and, with it,
-the intensity decoding can reach (:func:`decode_intensity_limit`).
+sequence's key-value cache, and does about two FLOPs per weight per sequence, so
+its intensity grows with the batch. With no cache traffic it reaches the ridge
+point at :func:`decode_ridge_batch`; with it, the intensity tends to
+:func:`decode_intensity_limit` however large the batch. :func:`decode_time_terms`,
+:func:`decode_step_time` and :func:`decode_tokens_per_second` price a step on a
+device's roof, and the memory left beside the weights caps the batch
+(:func:`kv_cache_batch_limit`).
 """
 
 from __future__ import annotations
