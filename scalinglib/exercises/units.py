@@ -3,8 +3,8 @@
 Every number part names a :class:`Unit` of :data:`UNITS`: how a value is printed, how the reader is
 asked for it ("in milliseconds (ms)") and its family. Units of one family differ by a known factor, so
 an answer that is right in another unit of the family (seconds for days, bytes for GB, a percentage for
-a fraction) is named as a unit slip (:func:`_slips`). Counts (workers, GPUs, steps, ...) are units of
-their own, checked exactly.
+a fraction) is named as a unit slip (:func:`_slips`). Counts (GPUs, workers, layers, ...) are units of
+their own, asked for as whole numbers (:data:`COUNT_NOUNS`).
 
 Only the standard library is used here: the HTML book's build loads the checker without the rest of
 the library.
