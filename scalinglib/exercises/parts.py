@@ -3,8 +3,8 @@
 A :class:`Part` is registered under a stable key such as ``"ex-3-1-1a"``
 (:func:`scalinglib.exercises.register`). Its kind (a number, a list of numbers, a word, a list of
 words), unit and flags set the tolerance rule of each entry; its choices, with their synonyms, are
-the words a word answer may be. Word answers are compared after case, spacing, hyphens and
-underscores, and a trailing "scaling" or "bound", are set aside (:func:`_normalise_word`).
+the words a word answer may be. Word answers are compared with case, spacing, hyphens and
+underscores, and a trailing "scaling" or "bound", set aside (:func:`_normalise_word`).
 
 Only the standard library is used here.
 """
