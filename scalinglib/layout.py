@@ -37,7 +37,7 @@ the bubble scales the whole slot and the two overheads multiply:
 
 The data-parallel gradient all-reduce is taken to hide behind the backward pass,
 so it adds nothing to :math:`\rho`. That holds only while each replica has enough
-compute per step to cover it; Section 3.8.7 prices the exposed part, and where it is
+compute per step to cover it; Section 3.8.8 prices the exposed part, and where it is
 not zero the efficiencies here are upper bounds.
 """
 

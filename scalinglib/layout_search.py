@@ -88,7 +88,7 @@ A100_NETWORKS = {
         200e9 / 8,
         "Microsoft, ND A100 v4 and NDm A100 v4 series: each GPU has its own 200 Gb/s HDR InfiniBand "
         "connection, 1.6 Tb/s per VM, https://learn.microsoft.com/azure/virtual-machines/sizes/gpu-accelerated/"
-        "ndma100v4-series; NVIDIA's DGX SuperPOD gives each A100 its own HDR port too (Section 3.8.7)",
+        "ndma100v4-series; NVIDIA's DGX SuperPOD gives each A100 its own HDR port too (Section 3.8.8)",
     ),
     "AWS p4de EFA": (
         400e9 / 8 / 8,

@@ -124,7 +124,7 @@ def tensor_parallel_ring_fraction(tp, hidden, achieved_flops, intra_bandwidth, n
     network. A group of ``tp`` GPUs spread over servers of ``gpus_per_node``
     does better when its rings run node by node, one ring per network port (a
     port per GPU), as NCCL lays them out (:func:`scalinglib.comm.multiring_allreduce_time`,
-    Section 3.8.7): each ring crosses the network once per server, and the
+    Section 3.8.8): each ring crosses the network once per server, and the
     rings share the bytes. Per layer and micro-batch of ``tokens`` tokens, the
     four all-reduces of :math:`n = v\,\text{tokens}\,h` bytes take
     :math:`4\,T_\text{ring}(n)` against :math:`72\,\text{tokens}\,h^2/(t X)`

@@ -24,6 +24,9 @@
     link.rel = "stylesheet";
     link.href = vendor + "html-manager/widgets.css";
     document.head.appendChild(link);
+    var kept = document.createElement("style");        // frames a Stack keeps while another one shows
+    kept.textContent = ".sl-kept-hidden { display: none !important; }";
+    document.head.appendChild(kept);
   }
 
   // The part of a widget manager that saved widgets need: models made from their saved state (references
@@ -38,7 +41,68 @@
     return found ? Promise.resolve(found) : Promise.reject(new Error("no widget class " + module + "." + name));
   };
   Manager.prototype.loadModelClass = Manager.prototype.loadClass;
-  Manager.prototype.loadViewClass = Manager.prototype.loadClass;
+  Manager.prototype.loadViewClass = function (name, module) {
+    if (name === "StackView" && module === "@jupyter-widgets/controls" && this.modules[module].StackView) {
+      this.keptStack = this.keptStack || keptStackView(this.modules[module].StackView);
+      return Promise.resolve(this.keptStack);
+    }
+    return this.loadClass(name, module);
+  };
+
+  // The library's Stack view drops the frame it showed and builds the next one from scratch, parsing its SVG, at
+  // every move of a slider. This one keeps every frame it has drawn and only hides the others, so a move changes
+  // which frame is displayed. The frames not drawn yet are drawn one at a time while the browser is idle.
+  var idle = window.requestIdleCallback || function (work) { return setTimeout(work, 30); };
+
+  function keptStackView(StackView) {
+    return class KeptStackView extends StackView {
+      update_children() {
+        var index = this.model.get("selected_index");
+        var children = this.model.get("children") || [];
+        this.kept = this.kept || {};
+        Object.keys(this.kept).forEach(function (i) {
+          var view = this.kept[i].view;
+          if (view) { view.el.classList.toggle("sl-kept-hidden", Number(i) !== index); }
+        }, this);
+        if (index === null || index === undefined || index >= children.length) { return; }
+        this.draw(index);
+        this.drawRest();
+      }
+
+      draw(i) {
+        if (!(i in this.kept)) {
+          var entry = this.kept[i] = { view: null };
+          var self = this;
+          entry.made = this.add_child_model(this.model.get("children")[i]).then(function (view) {
+            entry.view = view;
+            view.el.classList.toggle("sl-kept-hidden", self.model.get("selected_index") !== i);
+            return view;
+          });
+        }
+        return this.kept[i].made;
+      }
+
+      drawRest() {
+        if (this.resting) { return; }
+        this.resting = true;
+        var self = this;
+        var next = function (deadline) {
+          if (deadline && deadline.timeRemaining && deadline.timeRemaining() < 8) { idle(next); return; }
+          var children = self.model.get("children") || [];
+          var at = self.model.get("selected_index") || 0;
+          // nearest first: the frames a slider reaches in one step are ready soonest
+          for (var d = 1; d < 2 * children.length; d++) {
+            var i = at + (d % 2 ? (d + 1) / 2 : -d / 2);
+            if (i >= 0 && i < children.length && !(i in self.kept)) {
+              self.draw(i).then(function () { idle(next); });
+              return;
+            }
+          }
+        };
+        idle(next);
+      }
+    };
+  }
 
   Manager.prototype.get_model = function (id) {
     var model = this.models[id];

@@ -1,7 +1,7 @@
 """Every number the prose of Section 3.3 quotes about the fastest fixed job, the layout model, the interleaved
 bubble and the critical-batch wall, recomputed from the library. (The seed-001 tables are in test_seed_tables.py;
 the notebook's printed outputs are compared by nbval; the layout's rules are tested in test_models.py. The gradient
-all-reduce that the layout model leaves out is priced in Section 3.8.7 and set beside the layouts in 3.3.8.)"""
+all-reduce that the layout model leaves out is priced in Section 3.8.8 and set beside the layouts in 3.3.8.)"""
 
 import numpy as np
 import pytest
@@ -346,7 +346,7 @@ def test_the_bubble_scales_whole_slots_tensor_parallel_time_included():
 
 
 def test_the_flat_data_parallel_zone_leaves_out_the_gradient_all_reduce():
-    """3.3.8: with the exposed all-reduce of 3.8.7 (A100, one HDR port per GPU), E in the 13B model's data-parallel
+    """3.3.8: with the exposed all-reduce of 3.8.8 (A100, one HDR port per GPU), E in the 13B model's data-parallel
     zone slides to 0.875 in bf16 and 0.721 in fp32 at 1,024 GPUs; two-sequence micro-batches would hide it in bf16
     (3,018 tokens needed) and not in fp32 (6,006)."""
     rows = {}

@@ -288,7 +288,7 @@ def _capstone_row(k, port=EFA, x=150e12, n=13e9, tokens=260e9, crit=4e6, u=0.9):
 
 
 def test_exposed_allreduce_fraction_reproduces_section_3_8_7():
-    # the rho_DP column of 3.8.7's table for the 13B layouts at a 4M-token critical batch
+    # the rho_DP column of 3.8.8's table for the 13B layouts at a 4M-token critical batch
     printed = [0.000, 0.016, 0.047, 0.062, 0.070, 0.074, 0.077, 0.079, 0.324, 0.329, 0.339, 0.358]
     gpus = [int(g) for g in 2 ** np.arange(3, 15)]
     got = [round(sl.exposed_allreduce_fraction(sl.parallel_layout(g, 13e9, 4e6, 4e6), 13e9), 3) for g in gpus]

@@ -479,7 +479,7 @@ def test_section_3_8_c_log2_k_is_a_tree():
     assert sl.collective_cost_terms("allreduce", 64, "binomial_tree")[0] == 2 * 6
 
 
-# --- 3.8.7: a training step on the hardware of Section 3.3's layout model -----------------------------
+# --- 3.8.8: a training step on the hardware of Section 3.3's layout model -----------------------------
 
 X_A100 = sl.layout.A100_ACHIEVED_FLOPS
 BETA_HDR = 1 / sl.LINKS["InfiniBand HDR"].bandwidth

@@ -264,7 +264,7 @@ def test_exposed_allreduce_fraction_refuses_bad_input_and_hides_on_one_node():
         sl.exposed_allreduce_fraction(lay, 13e9, port_bandwidth=0)
     with pytest.raises(ValueError, match="n_params"):
         sl.exposed_allreduce_fraction(lay, -1)
-    # two replicas in one node: the all-reduce runs over NVLink and hides (Section 3.8.7)
+    # two replicas in one node: the all-reduce runs over NVLink and hides (Section 3.8.8)
     assert sl.exposed_allreduce_fraction(sl.parallel_layout(8, 13e9, 4e6, 4e6), 13e9) == 0.0
     # a faster port never exposes more
     slow = sl.exposed_allreduce_fraction(lay, 13e9)

@@ -93,8 +93,12 @@ def pdfs():
             if xobjects:
                 images += sum(v.get_object().get("/Subtype") in ("/Form", "/Image") for v in xobjects.get_object().values())
         text = _squash(" ".join(p.extract_text() or "" for p in reader.pages))
+        tops = [item for item in reader.outline if not isinstance(item, list)]
         out[name] = {"pages": len(reader.pages), "text": text, "letters": _letters(text), "images": images,
-                     "outline": [_squash(item.title) for item in reader.outline if not isinstance(item, list)]}
+                     "outline": [_squash(item.title) for item in tops],
+                     # the text of the page each bookmark of a section opens on
+                     "first_page": {_squash(item.title): _letters(reader.pages[reader.get_destination_page_number(item)]
+                                                                  .extract_text() or "") for item in tops}}
     return out
 
 
@@ -104,7 +108,15 @@ def test_every_section_heading_is_there(pdfs):
             title = _squash(_page(path).title)
             assert _letters(title) in pdfs[edition]["letters"], f"{edition} PDF lacks the heading {title!r}"
             assert title in pdfs[edition]["outline"], f"{edition} PDF has no bookmark for {title!r}"
+            assert _letters(title) in pdfs[edition]["first_page"][title], (
+                f"{edition} PDF: the page {title!r} opens on does not print its heading")
         assert "Contents" in pdfs[edition]["text"]
+
+
+def test_each_pdf_stays_small_enough_to_mail(pdfs):
+    """The parts' shared fonts are stored once and the drawing streams compressed."""
+    for path in (FULL, STUDENT):
+        assert path.stat().st_size <= 20e6, f"{path.name} weighs {path.stat().st_size / 1e6:.1f} MB"
 
 
 def test_page_counts_are_plausible(pdfs):

@@ -1,6 +1,6 @@
 """Every section the library's docstrings and comments point to is a heading of the book.
 
-A pointer such as "Section 3.8.7" or "Sections 3.2 and 3.3" names a subsection or a section; the
+A pointer such as "Section 3.8.8" or "Sections 3.2 and 3.3" names a subsection or a section; the
 test reads the headings of the chapter's notebooks (``## 3.N.M Title``) and checks that each
 number the library names exists, so a renumbered subsection cannot leave a stale pointer behind.
 """
@@ -15,7 +15,7 @@ import pytest
 import scalinglib as sl
 
 ROOT = Path(__file__).resolve().parent.parent
-# "Section 3.8.7", "Sections 3.2, 3.3 and 3.9", "Section 3.9's": every number after the word.
+# "Section 3.8.8", "Sections 3.2, 3.3 and 3.9", "Section 3.9's": every number after the word.
 _POINTER = re.compile(r"Sections?\s+(3\.\d+(?:\.\d+)?(?:(?:,\s*|,?\s+and\s+)3\.\d+(?:\.\d+)?)*)")
 _NUMBER = re.compile(r"3\.\d+(?:\.\d+)?")
 
@@ -46,7 +46,7 @@ def _pointers():
 
 
 def test_the_book_has_headings():
-    assert {"3.1", "3.8.7", "3.9.10"} <= _headings()
+    assert {"3.1", "3.8.8", "3.9.10"} <= _headings()
 
 
 @pytest.mark.parametrize("where,number", list(_pointers()))
@@ -55,5 +55,5 @@ def test_pointer_names_a_heading(where, number):
 
 
 def test_the_exposed_all_reduce_points_to_its_subsection():
-    """The exposed gradient all-reduce is priced in 3.8.7, not in 3.3 (where it is taken to hide)."""
-    assert "Section 3.8.7 prices the exposed part" in sl.layout.__doc__
+    """The exposed gradient all-reduce is priced in 3.8.8, not in 3.3 (where it is taken to hide)."""
+    assert "Section 3.8.8 prices the exposed part" in sl.layout.__doc__

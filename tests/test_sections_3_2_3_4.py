@@ -257,7 +257,7 @@ def test_tp_over_the_network_is_three_quarters_of_the_compute():
 def test_data_parallel_all_reduce_is_priced_not_promised_to_hide():
     """3.2.6: the gradient all-reduce of the 175B layout takes 0.41 s on one HDR port, 6% of the 7.17 s step
     even with no overlap. It does not fit in the backward pass of the last micro-batch (the overlap Section
-    3.8.7 counts), so the text no longer says it hides; it points to 3.8.7, which finds it does not hide fully
+    3.8.8 counts), so the text no longer says it hides; it points to 3.8.8, which finds it does not hide fully
     for 13B either."""
     traffic = sl.step_traffic(175e9, 96, 12288, microbatches=32, tp=8, pp=8, dp=16)
     hdr = sl.LINKS["InfiniBand HDR"].bandwidth
@@ -267,7 +267,7 @@ def test_data_parallel_all_reduce_is_priced_not_promised_to_hide():
     assert traffic["dp"] / hdr > last_backward
     prose = _prose(S32)
     assert "can hide behind the backward pass" not in prose and "overlaps the backward pass and" not in prose
-    assert "{ref}`Section 3.8.7 <sec-3-8-training-step>`" in prose
+    assert "{ref}`Section 3.8.8 <sec-3-8-training-step>`" in prose
     assert "*Hierarchy*" not in prose
 
 

@@ -205,6 +205,11 @@ def build(edition: str) -> Path:
     # the page numbers printed count from the first page after the table of contents; so do the contents' numbers
     writer.add_metadata({"/Title": config["title"] + (" (student edition)" if edition == "student" else ""),
                          "/Author": config["author"], "/Subject": "Text and figures CC BY 4.0; code MIT"})
+    # Each section was printed on its own, so the parts repeat the same fonts and glyphs: share them, and
+    # compress the pages' drawing streams (a third of the size, nothing dropped)
+    for page in writer.pages:
+        page.compress_content_streams(level=9)
+    writer.compress_identical_objects(remove_duplicates=True, remove_unreferenced=True)
     DIST.mkdir(exist_ok=True)
     with open(spec["out"], "wb") as handle:
         writer.write(handle)

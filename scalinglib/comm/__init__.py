@@ -10,7 +10,7 @@ Four modules, from one message up to a cluster of nodes:
 * :mod:`scalinglib.comm.bandwidth`: the algorithm bandwidth and the bus bandwidth
   that the NCCL tests report (Section 3.8.5).
 * :mod:`scalinglib.comm.clusters`: the all-reduce of a training step across nodes,
-  as a flat multi-ring or in three phases (Section 3.8.7).
+  as a flat multi-ring or in three phases (Section 3.8.8).
 
 Everything public is importable from here (``scalinglib.comm.collective_time``) and from
 ``scalinglib``. Times are in seconds, sizes in bytes, ``alpha`` in seconds per

@@ -1,4 +1,4 @@
-"""Training-step communication: the gradient all-reduce across a cluster of nodes (Section 3.8.7).
+"""Training-step communication: the gradient all-reduce across a cluster of nodes (Section 3.8.8).
 
 A training step's gradient all-reduce spans nodes whose devices talk fast
 inside the node (``alpha_intra``, ``beta_intra``) and slower across the network

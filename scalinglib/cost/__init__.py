@@ -10,7 +10,7 @@ Three modules:
   3.9.6 and 3.9.7).
 * :mod:`scalinglib.cost.bill`: the bill of a whole run: the capstone calculator
   :func:`training_cost`, the critical-batch wall in money and the exposed
-  gradient all-reduce (Sections 3.8.7, 3.9.11 and 3.9.12).
+  gradient all-reduce (Sections 3.8.8, 3.9.11 and 3.9.12).
 
 Everything public is importable from here (``scalinglib.cost.mfu``) and from ``scalinglib``.
 The letters follow the chapter's notation table: N parameters, :math:`\ell`

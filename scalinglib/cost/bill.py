@@ -1,4 +1,4 @@
-"""The bill of a whole run: the capstone calculator, the critical-batch wall, the exposed all-reduce (Sections 3.8.7, 3.9.11 and 3.9.12).
+"""The bill of a whole run: the capstone calculator, the critical-batch wall, the exposed all-reduce (Sections 3.8.8, 3.9.11 and 3.9.12).
 
 * :func:`training_cost` turns parameters, tokens, devices, MFU, utilization and
   a price per device-hour into days and dollars (:class:`TrainingCost`).
@@ -76,7 +76,7 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
     gradient all-reduce that the backward pass does not hide,
     :math:`E = 1/((1 + \rho_\text{TP})(1 + \rho_\text{PP}) + \rho_\text{DP})`, with
     :math:`\rho_\text{DP}` from :func:`exposed_allreduce_fraction` (its default
-    A100 cluster), as Section 3.8.7 prices it.
+    A100 cluster), as Section 3.8.8 prices it.
 
     Parameters
     ----------
@@ -129,7 +129,7 @@ def critical_batch_cost(n_gpus, n_params, critical_batch_tokens, *, grow_batch=F
     >>> critical_batch_cost([256, 1024, 4096], 13e9, 2e6, grow_batch=True)["cost_factor"].round(2).tolist()
     [1.34, 2.18, 5.53]
 
-    With the exposed gradient all-reduce (Section 3.8.7's A100 cluster):
+    With the exposed gradient all-reduce (Section 3.8.8's A100 cluster):
 
     >>> out = critical_batch_cost([1024, 2048], 13e9, 4e6, exposed_allreduce=True)
     >>> out["rho_dp"].round(3).tolist(), out["efficiency"].round(3).tolist()
@@ -219,7 +219,7 @@ def exposed_allreduce_fraction(layout, n_params, *, seq_len=2048, micro_batch=1,
                                intra_bandwidth=A100_NVLINK_BANDWIDTH, port_bandwidth=25e9):
     r"""The data-parallel gradient all-reduce that the backward pass does not hide, over a step's compute.
 
-    This is :math:`\rho_\text{DP}` of Section 3.8.7, for one layout of
+    This is :math:`\rho_\text{DP}` of Section 3.8.8, for one layout of
     :func:`scalinglib.layout.parallel_layout`. Each GPU holds :math:`1/(tp)` of
     a replica and all-reduces its :math:`b_\text{p} N/(tp)` bytes of gradients with
     the d GPUs that hold the same share in the other replicas. NCCL lays the
@@ -232,7 +232,7 @@ def exposed_allreduce_fraction(layout, n_params, *, seq_len=2048, micro_batch=1,
 
     .. math:: \rho_\text{DP} = \frac{\max\bigl(0,\; T_\text{AR} - 4NbL/(tpX)\bigr)}{6N\,m\,bL/(tpX)}
 
-    The defaults are Section 3.8.7's: A100s at X = 150 TFLOP/s, eight to a node
+    The defaults are Section 3.8.8's: A100s at X = 150 TFLOP/s, eight to a node
     on NVLink 3 (300 GB/s each way), one InfiniBand HDR port of 25 GB/s per
     GPU, :math:`\alpha` = 5 us per message, bf16 gradients.
 
@@ -272,7 +272,7 @@ def exposed_allreduce_fraction(layout, n_params, *, seq_len=2048, micro_batch=1,
 
     References
     ----------
-    Section 3.8.7; Narayanan et al. (2021) for the layout.
+    Section 3.8.8; Narayanan et al. (2021) for the layout.
 
     Examples
     --------

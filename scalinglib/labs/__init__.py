@@ -50,7 +50,7 @@ from .launch import (
 )
 from .ompi import CollectiveCosts, open_mpi_allreduce_choice, open_mpi_allreduce_schedule, open_mpi_allreduce_time
 from .records import AllreduceLab, Crossover, PingPongLab, ScalingLab, format_bytes
-from .reference import ReferencePingPong, eager_limit, reference_pingpong
+from .reference import ReferencePingPong, eager_limit, mpi4py_pingpong, reference_pingpong
 from .run import (
     DEFAULT_ALGORITHMS,
     DEFAULT_ALLREDUCE_SIZES,
@@ -116,5 +116,6 @@ __all__ = [
     "open_mpi_allreduce_time",
     "ReferencePingPong",
     "reference_pingpong",
+    "mpi4py_pingpong",
     "eager_limit",
 ]

@@ -165,13 +165,18 @@ def scaling(world, cfg):
                                                           send, recv, count)
             clock = clock_khz(cpus)
             per_unit_now = parallel / (steps * mine) if mine else None
-            everyone = world.gather((elapsed, serial, parallel, reduce, per_unit_now, clock), root=0)
+            units_done = steps * (mine + (work["serial_units"] if world.rank == 0 else 0))
+            everyone = world.gather((elapsed, serial, parallel, reduce, per_unit_now, clock, units_done), root=0)
             if world.rank == 0:
+                # the longest compute of any rank (which set the pace of the run), and the most units any rank had
+                # (which would set it on a steady machine: rank 0, with the serial part)
+                busiest = (max(e[1] + e[2] for e in everyone), None, None, None, None, None, max(e[6] for e in everyone))
                 rows[mode].append({
                     "seconds": max(e[0] for e in everyone),
                     "serial": everyone[0][1], "parallel": everyone[0][2], "reduce": everyone[0][3],
                     "unit": _rank.median([e[4] for e in everyone if e[4] is not None]),
-                    "clock": [e[5] for e in everyone]})
+                    "clock": [e[5] for e in everyone],
+                    "busiest": busiest[0], "busiest_units": busiest[6]})
     bound = world.gather(cpus, root=0)
     if world.rank != 0:
         return None

@@ -167,6 +167,7 @@ class CollectiveCosts(NamedTuple):
     beta_rendezvous: float
     gamma: float
     copy: float
+    alpha_from: str = "the all-reduce's smallest sizes"  #: where ``alpha`` was read
 
     def message(self, nbytes) -> np.ndarray:
         """Seconds of one message of ``nbytes`` inside the collective."""

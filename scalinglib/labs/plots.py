@@ -35,7 +35,7 @@ def _bytes_axis(ax, nbytes):
 
 def scaling_figure(fig, lab: ScalingLab):
     """Left: the strong-scaling speedup T(1)/T(K) and the weak-scaling speedup K T(1)/T(K) of the fastest
-    runs, beside the ideal line, Amdahl's law with the program's known f, and the Amdahl and USL fits
+    rescaled runs (hollow: the strong speedup by the wall clock), beside the ideal line, Amdahl's law with the program's known f, and the Amdahl and USL fits
     (made on and drawn over K <= K_fit, the K with a core of their own; the SMT and oversubscribed
     ranges are shaded). Right: Karp-Flatt e(K) of the strong speedups against the known f.
     Returns the two axes."""
@@ -54,6 +54,8 @@ def scaling_figure(fig, lab: ScalingLab):
     ax_s.plot(dense, amdahl_speedup(lab.known_f, dense), color=COLORS["black"], linestyle=":", linewidth=1.2,
               label=f"Amdahl, known f = {lab.known_f:.3f}")
     ax_s.plot(ks, lab.speedup, marker="o", linestyle="none", color=COLORS["blue"], label="strong: T(1)/T(K)")
+    ax_s.plot(ks, lab.speedup_raw, marker="o", linestyle="none", markerfacecolor="none", color=COLORS["blue"],
+              alpha=0.6, label="strong, wall clock (not rescaled)")
     ax_s.plot(ks, ks * lab.weak_efficiency, marker="s", linestyle="none", color=COLORS["green"],
               label="weak: K T(1)/T(K)")
     fit = lab.fit

@@ -35,6 +35,9 @@ __all__ = ["ScalingLab", "PingPongLab", "AllreduceLab", "Crossover", "format_byt
 
 #: A unit of work this many times slower during a scaling run than on one core alone is said in the summary.
 SLOW_UNIT = 1.5
+#: Share of the round-by-round differences (ring minus recursive doubling) that must be positive for the
+#: all-reduce's own smallest sizes to give the collective's alpha.
+RESOLVED_SHARE = 0.8
 
 #: An all-reduce time more than this many times its model is marked as held up (:meth:`AllreduceLab.stalled`).
 STALL_RATIO = 10.0
@@ -69,8 +72,16 @@ class ScalingLab:
 
     ``strong`` and ``weak`` hold the seconds of each timed run (the slowest rank's), one row per
     repeat and one column per K; a strong run is ``strong_steps`` steps, a weak run ``weak_steps``.
-    Like Section 3.1's timings, the record summarises the repeats by the fastest run: other
-    programs only ever add time. One MPI job ran per K, with exactly K ranks.
+    One MPI job ran per K, with exactly K ranks.
+
+    A machine's speed wanders from one run to the next (a virtual machine's host, turbo, other
+    programs), and a speedup divides two runs taken seconds apart. So every run also times its own
+    units of work on every rank. The longest compute of any rank sets the pace of a run; the record
+    replaces it by the most units any rank computed (rank 0's, with the serial part) at the calibrated
+    time per unit (``per_unit``) and keeps the rest of the run, the all-reduces and the waits, as
+    measured. The rescaled runs hold the program's own structure at one fixed
+    rate of work; ``strong_raw_best`` and ``speedup_raw`` keep the wall clock. Like Section 3.1's
+    timings, the record then summarises the repeats by the fastest run.
     """
 
     ks: np.ndarray
@@ -99,6 +110,9 @@ class ScalingLab:
     launches: list[LaunchInfo]
     notes: list[str] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)  #: what the machine did not let the lab read
+    #: per run (repeats x K x 2): the longest compute of any rank, seconds, and the most units any rank computed
+    busiest_strong: np.ndarray | None = None
+    busiest_weak: np.ndarray | None = None
 
     @property
     def repeats(self) -> int:
@@ -119,31 +133,95 @@ class ScalingLab:
         """The busiest rank's share of the parallel units at each K (1/K when they split evenly)."""
         return np.ceil(self.parallel_units / self.ks) / self.parallel_units
 
+    def _lead_unit(self, phases, steps, units) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.asarray(phases, dtype=float)[..., 1] / (steps * np.asarray(units, dtype=float))
+
+    @property
+    def lead_unit_strong(self) -> np.ndarray:
+        """Rank 0's seconds per unit in each strong run (repeats x K): the pace of the rank with the serial part
+        (records without the busiest rank's compute are rescaled by it)."""
+        return self._lead_unit(self.phases_strong, self.strong_steps, np.ceil(self.parallel_units / self.ks))
+
+    @property
+    def lead_unit_weak(self) -> np.ndarray:
+        return self._lead_unit(self.phases_weak, self.weak_steps, self.parallel_units)
+
+    def _rescaled(self, seconds, units, phases, busiest) -> np.ndarray:
+        if busiest is not None:             # the longest compute set the pace; on a steady machine the most units would
+            busiest = np.asarray(busiest, dtype=float)
+            compute, calibrated = busiest[..., 0], busiest[..., 1] * self.per_unit
+        else:                               # records without it: rank 0, which computes the serial part
+            compute = np.asarray(phases, dtype=float)[..., :2].sum(axis=-1)
+            ratio = np.asarray(units, dtype=float) / self.per_unit
+            calibrated = compute / np.where(np.isfinite(ratio) & (ratio > 0), ratio, 1.0)
+        compute = np.minimum(compute, seconds)
+        ok = np.isfinite(calibrated) & (compute > 0)
+        return np.where(ok, seconds - compute + calibrated, seconds)   # the all-reduce and the waits keep their clock
+
+    @property
+    def strong_rescaled(self) -> np.ndarray:
+        """Every strong run's seconds at the calibration's speed: the longest compute of any rank replaced by the
+        most units any rank computed (rank 0's) at the calibrated time per unit, the rest of the run (the
+        all-reduces and the waits) as measured."""
+        return self._rescaled(self.strong, self.lead_unit_strong, self.phases_strong, self.busiest_strong)
+
+    @property
+    def weak_rescaled(self) -> np.ndarray:
+        return self._rescaled(self.weak, self.lead_unit_weak, self.phases_weak, self.busiest_weak)
+
     @property
     def strong_best(self) -> np.ndarray:
-        """The fastest strong run per K, seconds."""
-        return self.strong.min(axis=0)
+        """The fastest rescaled strong run per K, seconds at the calibration's speed."""
+        return self.strong_rescaled.min(axis=0)
 
     @property
     def weak_best(self) -> np.ndarray:
+        return self.weak_rescaled.min(axis=0)
+
+    @property
+    def strong_raw_best(self) -> np.ndarray:
+        """The fastest strong run per K by the wall clock, not rescaled."""
+        return self.strong.min(axis=0)
+
+    @property
+    def weak_raw_best(self) -> np.ndarray:
         return self.weak.min(axis=0)
 
     @property
     def speedup(self) -> np.ndarray:
-        """T(1)/T(K) of the fastest strong runs."""
+        """T(1)/T(K) of the fastest rescaled strong runs: the program's speedup at one rate of work."""
         best = self.strong_best
         return best[0] / best
 
     @property
+    def speedup_raw(self) -> np.ndarray:
+        """T(1)/T(K) of the fastest strong runs by the wall clock, the machine's drift included."""
+        best = self.strong_raw_best
+        return best[0] / best
+
+    @property
     def weak_efficiency(self) -> np.ndarray:
-        """T(1)/T(K) of the fastest weak runs (Section 3.3's weak-scaling efficiency)."""
+        """T(1)/T(K) of the fastest rescaled weak runs (Section 3.3's weak-scaling efficiency)."""
         best = self.weak_best
         return best[0] / best
 
     @property
     def spread(self) -> np.ndarray:
-        """(slowest - fastest) / fastest strong run per K: how far the repeats strayed."""
-        return (self.strong.max(axis=0) - self.strong_best) / self.strong_best
+        """(slowest - fastest) / fastest rescaled strong run per K: how far the repeats strayed."""
+        rescaled = self.strong_rescaled
+        return (rescaled.max(axis=0) - self.strong_best) / self.strong_best
+
+    @property
+    def drift(self) -> tuple[float, float]:
+        """(lowest, highest) unit time of any run over the calibration's: how far the machine's speed wandered."""
+        if self.busiest_strong is not None and self.busiest_weak is not None:
+            paces = [b[..., 0] / (b[..., 1] * self.per_unit) for b in (self.busiest_strong, self.busiest_weak)]
+        else:
+            paces = [self.lead_unit_strong / self.per_unit, self.lead_unit_weak / self.per_unit]
+        ratios = np.concatenate([np.ravel(p) for p in paces])
+        ratios = ratios[np.isfinite(ratios) & (ratios > 0)]
+        return (float(ratios.min()), float(ratios.max())) if ratios.size else (1.0, 1.0)
 
     @property
     def oversubscribed(self) -> np.ndarray:
@@ -157,20 +235,19 @@ class ScalingLab:
 
     @property
     def parts(self) -> StepParts | None:
-        """Serial part, parallel part and the cost added per K, from the strong and weak steps together
-        (:func:`step_parts`, with the unit times of the runs as the slowdown), over K <= k_fit; None
-        without such a K >= 2."""
+        """Serial part, parallel part and the cost added per K, from the rescaled strong and weak steps
+        together (:func:`step_parts`; the rescaling already holds the rate of work fixed), over
+        K <= k_fit; None without such a K >= 2."""
         use = self.ks <= self.k_fit
         if use.sum() < 2:
             return None
         return step_parts(self.ks[use], self.strong_best[use] / self.strong_steps,
-                          self.weak_best[use] / self.weak_steps, self.share[use], self.unit_ratio[use])
+                          self.weak_best[use] / self.weak_steps, self.share[use])
 
     @property
     def unit_ratio(self) -> np.ndarray:
-        """Seconds per unit in the fastest weak run over the calibration's: above 1 when K busy cores are slower."""
-        best = np.argmin(self.weak, axis=0)
-        return self.unit_weak[best, np.arange(self.ks.size)] / self.per_unit
+        """Median over the weak runs of seconds per unit over the calibration's: above 1 when busy cores are slower."""
+        return np.nanmedian(self.unit_weak, axis=0) / self.per_unit
 
     def _mark(self, k) -> str:
         return "over" if k > self.k_cpu else "smt" if k > self.k_fit else ""
@@ -190,6 +267,9 @@ class ScalingLab:
                      f"{self.serial_units + self.parallel_units} = {self.known_f:.4f}")
         lines.append(f"runs: strong {self.strong_steps:,} steps, weak {self.weak_steps:,} steps, {self.repeats} of each "
                      f"per K, the fastest kept; the shortest run lasted {min(self.strong.min(), self.weak.min()):.2f} s")
+        low, high = self.drift
+        lines.append(f"speed: a unit took {low:.2f} to {high:.2f} times its calibrated time from run to run; every run is "
+                     f"rescaled to the calibration's speed (S raw: the wall clock, not rescaled)")
         per_rank = 24 * self.size**2 + 2 * self.allreduce_bytes
         lines.append(f"memory per rank: {format_bytes(per_rank)} of arrays (plus Python, numpy and MPI, about 60 MB); "
                      f"{format_bytes(per_rank * int(self.ks.max()))} of arrays at K = {int(self.ks.max())}")
@@ -236,14 +316,15 @@ class ScalingLab:
         e = dict(zip(fit.ks[fit.ks >= 2].tolist(), fit.karp_flatt.tolist()))
         parts = self.parts
         comm = dict(zip(parts.ks.tolist(), parts.comm.tolist())) if parts is not None else {}
-        head = (f"{'K':>4} {'':>4} {'T strong':>9} {'S':>6} {'E':>5} {'e':>6} {'range':>6} {'T weak':>8} "
+        head = (f"{'K':>4} {'':>4} {'T strong':>9} {'S':>6} {'E':>5} {'e':>6} {'range':>6} {'S raw':>6} {'T weak':>8} "
                 f"{'E weak':>6} {'AR alone':>9} {'added':>9} {'unit':>5}")
         rows = [head]
         for j, k in enumerate(self.ks):
             kf = e.get(int(k))
             added = comm.get(int(k))
             rows.append(f"{k:>4} {self._mark(k):>4} {self.strong_best[j]:>8.3f}s {s[j]:>6.3f} {s[j] / k:>5.3f} "
-                        f"{'' if kf is None else f'{kf:.4f}':>6} {self.spread[j]:>6.1%} {self.weak_best[j]:>7.3f}s "
+                        f"{'' if kf is None else f'{kf:.4f}':>6} {self.spread[j]:>6.1%} {self.speedup_raw[j]:>6.3f} "
+                        f"{self.weak_best[j]:>7.3f}s "
                         f"{self.weak_efficiency[j]:>6.3f} {_us(self.allreduce_alone[j]) if k > 1 else '':>9} "
                         f"{'' if added is None or k == 1 else _us(added):>9} {self.unit_ratio[j]:>5.2f}")
         return "\n".join(rows)
@@ -285,7 +366,8 @@ class PingPongLab:
     notes: list[str] = field(default_factory=list)
     python_call: float | None = None  #: seconds per message of the lab's loops run against MPI.PROC_NULL (Python's share)
     eager_limit: float | None = None  #: bytes, header included, from ompi_info (None: unknown)
-    reference: ReferencePingPong | None = None  #: the established benchmark, run beside the lab
+    reference: ReferencePingPong | None = None  #: the established benchmark in C, run beside the lab
+    same_layer: ReferencePingPong | None = None  #: mpi4py's own benchmark, which calls MPI from Python as the lab does
 
     @property
     def best(self) -> np.ndarray:
@@ -299,13 +381,21 @@ class PingPongLab:
             return None
         return fit_protocols(self.nbytes, self.best, self.eager_limit)
 
+    def _at_sizes(self, benchmark: ReferencePingPong | None) -> np.ndarray | None:
+        if benchmark is None:
+            return None
+        ref = dict(zip(benchmark.nbytes.tolist(), benchmark.best.tolist()))
+        return np.array([ref.get(float(n), np.nan) for n in self.nbytes])
+
     @property
     def reference_best(self) -> np.ndarray | None:
-        """The reference benchmark's fastest run at each of the lab's sizes (NaN where it has none)."""
-        if self.reference is None:
-            return None
-        ref = dict(zip(self.reference.nbytes.tolist(), self.reference.best.tolist()))
-        return np.array([ref.get(float(n), np.nan) for n in self.nbytes])
+        """The C reference's fastest run at each of the lab's sizes (NaN where it has none)."""
+        return self._at_sizes(self.reference)
+
+    @property
+    def same_layer_best(self) -> np.ndarray | None:
+        """mpi4py's benchmark's fastest run at each of the lab's sizes (NaN where it has none)."""
+        return self._at_sizes(self.same_layer)
 
     @property
     def reference_fits(self) -> ProtocolFits | None:
@@ -342,6 +432,10 @@ class PingPongLab:
         if self.python_call is not None:
             lines.append(f"the Python layer: the lab's loops with sends and receives that move nothing (MPI.PROC_NULL) "
                          f"cost {self.python_call * 1e6:.2f} us per message")
+        if self.same_layer is not None:
+            lines.append(f"same layer: {self.same_layer.name}, fastest of {self.same_layer.seconds.shape[0]} runs")
+        if self.reference is not None:
+            lines.append(f"in C: {self.reference.name}, fastest of {self.reference.seconds.shape[0]} runs")
         ref = self.reference_best
         if ref is not None and np.isfinite(ref[0]):
             lines.append(f"at {format_bytes(self.nbytes[0])}: lab {_us(self.best[0])}, reference {_us(ref[0])}, "
@@ -405,16 +499,20 @@ class PingPongLab:
                 model, kept = fit.alpha + self.nbytes * fit.beta, fit.kept
             except ValueError:
                 model = np.full(self.nbytes.shape, np.nan)
-        ref = self.reference_best
+        ref, same = self.reference_best, self.same_layer_best
         proto = self.protocol(self.nbytes)
         head = f"{'n':>9} {'protocol':>10} {'best':>10} {'median':>10} {'model':>10} {'best/model':>10}"
-        head += f" {'n/T (GB/s)':>10}" + (f" {'reference':>10} {'lab/ref':>7}" if ref is not None else "")
+        head += f" {'n/T (GB/s)':>10}"
+        head += f" {'mpi4py':>10} {'lab/mpi4py':>10}" if same is not None else ""
+        head += f" {'C':>10} {'lab/C':>6}" if ref is not None else ""
         rows = [head]
         for i, (n, b, m, p, k) in enumerate(zip(self.nbytes, self.best, self.median, model, kept)):
             row = (f"{format_bytes(n):>9} {proto[i]:>10} {_us(b):>10} {_us(m):>10} {_us(p) if np.isfinite(p) else '':>10} "
                    f"{f'{b / p:.2f}' if np.isfinite(p) else '':>10} {n / b / 1e9:>10.3f}")
+            if same is not None:
+                row += f" {_us(same[i]):>10} {b / same[i]:>10.2f}" if np.isfinite(same[i]) else f" {'':>10} {'':>10}"
             if ref is not None:
-                row += f" {_us(ref[i]):>10} {b / ref[i]:>7.2f}" if np.isfinite(ref[i]) else f" {'':>10} {'':>7}"
+                row += f" {_us(ref[i]):>10} {b / ref[i]:>6.2f}" if np.isfinite(ref[i]) else f" {'':>10} {'':>6}"
             rows.append(row + ("" if k else " (left out)"))
         return "\n".join(rows)
 
@@ -476,9 +574,13 @@ class AllreduceLab:
         """The constants the all-reduce pays, from this lab's own smallest sizes and the ping-pong's slopes.
 
         ``alpha`` is the time of one more message inside the collective: over the ``small`` smallest
-        sizes, the ring's fastest time minus recursive doubling's, over the difference in their
-        message counts (``2(K - 1)`` against ``lg K``). ``call`` is what remains of recursive
-        doubling's time there: the Python call and Open MPI's dispatch. The
+        sizes, the ring's time minus recursive doubling's in the same round, the median of these
+        differences, over the difference in their message counts (``2(K - 1)`` against ``lg K``).
+        Where fewer than ``RESOLVED_SHARE`` of these differences are positive, the rounds cannot resolve
+        one message, and ``alpha`` is
+        the C ping-pong's eager latency instead (a message sent from C, as inside the collective),
+        or zero without one; ``alpha_from`` says which. ``call`` is what remains of recursive
+        doubling's fastest time there: the Python call and Open MPI's dispatch. The
         rendezvous's extra latency and the two slopes come from the ping-pong's per-protocol fits
         (the Python layer cancels in the difference of the two latencies); ``gamma`` and ``copy`` from
         rank 0's own timing.
@@ -495,13 +597,21 @@ class AllreduceLab:
         extra = 2 * (k - 1) - steps
         # the fastest of the small sizes: their byte terms are negligible, and a size whose batches all
         # waited for a CPU only ever reads slower
-        ring, rd = self.best("ring", k)[:small].min(), self.best("recursive_doubling", k)[:small].min()
-        alpha = float((ring - rd) / extra)
-        call = float(rd - steps * max(alpha, 0.0))
+        a_ring, j = self._index("ring", k)
+        a_rd, _ = self._index("recursive_doubling", k)
+        paired = self.seconds[a_ring, j, :, :small] - self.seconds[a_rd, j, :, :small]   # round by round
+        alpha, source = float(np.median(paired) / extra), "the all-reduce's smallest sizes"
+        if alpha <= 0 or np.mean(paired > 0) < RESOLVED_SHARE:
+            ref = pingpong.reference_fits
+            alpha, source = ((ref.eager.alpha, "the C ping-pong's eager fit (the rounds did not resolve one message)")
+                             if ref is not None and ref.eager is not None
+                             else (0.0, "nowhere: the rounds did not resolve one message, and no C ping-pong ran"))
+        rd = self.best("recursive_doubling", k)[:small].min()
+        call = float(rd - steps * alpha)
         return CollectiveCosts(call=max(call, 0.0), alpha=max(alpha, 0.0), eager_limit=fits.eager_limit,
                                rendezvous=max(fits.rendezvous.alpha - fits.eager.alpha, 0.0),
                                beta_eager=fits.eager.beta, beta_rendezvous=fits.rendezvous.beta,
-                               gamma=self.gamma, copy=self.copy)
+                               gamma=self.gamma, copy=self.copy, alpha_from=source)
 
     def open_mpi_model(self, algorithm: str, k: int, costs: CollectiveCosts) -> np.ndarray:
         """The Open MPI schedule of ``algorithm`` priced by ``costs`` at every measured size (NaN if not modelled)."""
@@ -686,16 +796,27 @@ class AllreduceLab:
 
     def summary(self) -> str:
         ids = ", ".join(f"{a} = {self.algorithm_ids.get(a, '?')}" for a in self.algorithms)
-        lines = [f"Open MPI's tuned all-reduce, one job per algorithm, chosen by number through "
-                 f"coll_tuned_allreduce_algorithm ({ids}; numbers read from {self.ids_source})",
-                 f"float32 sum, K = {', '.join(map(str, self.ks.tolist()))}, best of {self.seconds.shape[2]} "
-                 f"batches per size",
+        rounds = self.seconds.shape[2]
+        lines = [f"Open MPI's tuned all-reduce, chosen by number through coll_tuned_allreduce_algorithm ({ids}; "
+                 f"numbers read from {self.ids_source})",
+                 f"float32 sum, K = {', '.join(map(str, self.ks.tolist()))}, best of {rounds} rounds per size; each "
+                 f"round runs one job per algorithm, in turn"]
+        if rounds > 1:
+            lines.append(f"one algorithm's rounds differ by {self.round_spread:.0%} (slowest over fastest, the median over "
+                         f"algorithms, sizes and K): a difference between algorithms smaller than that is not resolved")
+        lines += [
                  f"gamma (MPI's own float32 sum on one rank): {self.gamma * 1e12:.1f} ps/B "
                  f"({1 / self.gamma / 1e9:.2f} GB/s)"]
         if self.copy is not None:
             lines.append(f"copy (a local memcpy on one rank): {self.copy * 1e12:.1f} ps/B ({1 / self.copy / 1e9:.2f} GB/s)")
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
+
+    @property
+    def round_spread(self) -> float:
+        """Slowest round over fastest, less one, the median over algorithms, K and sizes."""
+        s = self.seconds
+        return float(np.median(s.max(axis=2) / s.min(axis=2)) - 1)
 
     def __str__(self) -> str:
         return f"{self.summary()}\n\n{self.table()}"

@@ -30,12 +30,13 @@ import numpy as np
 from .._validate import check_positive, single, single_whole
 from .launch import MPILaunchError, _environment, _tail, find_mpiexec, mpiexec_command
 
-__all__ = ["ReferencePingPong", "parse_latency_output", "find_reference", "reference_pingpong", "eager_limit",
-           "OSU_ENV"]
+__all__ = ["ReferencePingPong", "parse_latency_output", "parse_mpi4py_bench", "find_reference", "reference_pingpong",
+           "mpi4py_pingpong", "eager_limit", "OSU_ENV", "MPI4PY_NAME"]
 
 OSU_ENV = "SCALINGLIB_OSU_LATENCY"
 SOURCE = Path(__file__).with_name("pingpong_ref.c")
 C_NAME = "C ping-pong with osu_latency's method (scalinglib/labs/pingpong_ref.c)"
+MPI4PY_NAME = "mpi4py's own benchmark (python -m mpi4py.bench pingpong)"
 
 
 class ReferencePingPong(NamedTuple):
@@ -70,6 +71,48 @@ def parse_latency_output(text: str) -> dict[int, float]:
         if match:
             out[int(match.group(1))] = float(match.group(2)) * 1e-6
     return out
+
+
+def parse_mpi4py_bench(text: str) -> dict[int, float]:
+    """``{bytes: seconds}`` from ``python -m mpi4py.bench pingpong``: its mean one-way time per size.
+
+    Its lines read ``<bytes> <MB/s> | <mean s> ± <std s> <samples>``; anything else is skipped.
+
+    Examples
+    --------
+    >>> parse_mpi4py_bench("# MPI PingPong Test\\n     8   5.01 | 1.5968596e-06 ± 1.2596e-06  10000\\n")
+    {8: 1.5968596e-06}
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a string; got {type(text).__name__}")
+    out = {}
+    for line in text.splitlines():
+        match = re.match(r"^\s*(\d+)\s+[0-9.]+\s*\|\s*([0-9.]+(?:[eE][-+]?\d+)?)", line)
+        if match:
+            out[int(match.group(1))] = float(match.group(2))
+    return out
+
+
+def _settings(sizes, runs, iterations, timeout):
+    """The sizes (sorted, distinct), runs, iterations and timeout of a reference run, checked."""
+    return (sorted({single_whole("sizes", s) for s in sizes}), single_whole("runs", runs, 1, 20),
+            single_whole("iterations", iterations, 10), single(check_positive, "timeout", timeout))
+
+
+def _run_table(command, env, values, count, limit, name, parse) -> list[list[float]]:
+    table = []
+    for _ in range(count):
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=limit, env=env)
+        except subprocess.TimeoutExpired:
+            raise MPILaunchError(f"the reference ping-pong did not finish within {limit:g} s") from None
+        times = parse(done.stdout)
+        missing = [n for n in values if n not in times]
+        if done.returncode != 0 or missing:
+            raise MPILaunchError(f"the reference ping-pong ({name}) ended with exit code {done.returncode} and no "
+                                 f"time for {missing[:3]}:\n{_tail(done.stderr + done.stdout)}")
+        table.append([times[n] for n in values])
+    return table
 
 
 def _compile(mpicc: Path) -> Path:
@@ -152,10 +195,7 @@ def reference_pingpong(sizes, *, mca=(), runs=3, benchmark=None, mpiexec=None, t
     -------
     ReferencePingPong
     """
-    values = sorted({single_whole("sizes", s) for s in sizes})
-    count = single_whole("runs", runs, 1, 20)
-    iters = single_whole("iterations", iterations, 10)
-    limit = single(check_positive, "timeout", timeout)
+    values, count, iters, limit = _settings(sizes, runs, iterations, timeout)
     name, path = find_reference(benchmark, mpiexec)
     if name == C_NAME:
         args = [str(values[0]), str(values[-1]), str(iters), str(max(1, iters // 20)), str(max(1, iters // 10)),
@@ -164,20 +204,45 @@ def reference_pingpong(sizes, *, mca=(), runs=3, benchmark=None, mpiexec=None, t
         args = ["-i", str(iters), "-x", str(max(1, iters // 20))]
     command, env, _ = mpiexec_command(2, mpiexec=mpiexec, mca=mca, python=str(path), extra_args=extra_args)
     command = command[:-3] + [str(path), *args]
-    table = []
-    for _ in range(count):
-        try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=limit, env=env)
-        except subprocess.TimeoutExpired:
-            raise MPILaunchError(f"the reference ping-pong did not finish within {limit:g} s") from None
-        times = parse_latency_output(done.stdout)
-        missing = [n for n in values if n not in times]
-        if done.returncode != 0 or missing:
-            raise MPILaunchError(f"the reference ping-pong ({name}) ended with exit code {done.returncode} and no "
-                                 f"time for {missing[:3]}:\n{_tail(done.stderr + done.stdout)}")
-        table.append([times[n] for n in values])
+    table = _run_table(command, env, values, count, limit, name, parse_latency_output)
     import shlex
     return ReferencePingPong(name, np.array(values, dtype=float), np.array(table),
+                             " ".join(shlex.quote(c) for c in command))
+
+
+def mpi4py_pingpong(sizes, *, mca=(), runs=3, mpiexec=None, timeout=300.0, iterations=1000,
+                    extra_args=()) -> ReferencePingPong:
+    """Run mpi4py's own ping-pong benchmark (``python -m mpi4py.bench pingpong``) ``runs`` times on two ranks.
+
+    It calls MPI from Python as the lab does, one ``Send`` and one ``Recv`` per rank and round trip,
+    and reports each size's mean one-way time. Agreement with it says that the lab times the
+    messages as an established benchmark on the same layer does; the C reference
+    (:func:`reference_pingpong`) then shows what that layer costs.
+
+    Parameters
+    ----------
+    sizes : list of int
+        Message sizes in bytes, powers of two.
+    mca, runs, mpiexec, timeout, extra_args :
+        As for :func:`reference_pingpong`.
+    iterations : int
+        Timed round trips per size up to 64 KiB, >= 10 (default 1,000; a fifth of them to 1 MiB and
+        a fiftieth above, at least 10).
+
+    Returns
+    -------
+    ReferencePingPong
+    """
+    values, count, iters, limit = _settings(sizes, runs, iterations, timeout)
+    args = ["-m", "mpi4py.bench", "pingpong", "-a", "none", "-m", str(values[0]), "-n", str(values[-1]), "-l", str(iters),
+            "-s", str(max(1, iters // 10)), "--loop-large", str(max(10, iters // 5)),
+            "--skip-large", str(max(1, iters // 50)), "--loop-huge", str(max(10, iters // 50)),
+            "--skip-huge", str(max(1, iters // 500))]
+    command, env, _ = mpiexec_command(2, mpiexec=mpiexec, mca=mca, extra_args=extra_args)
+    command = command[:-2] + args
+    table = _run_table(command, env, values, count, limit, MPI4PY_NAME, parse_mpi4py_bench)
+    import shlex
+    return ReferencePingPong(MPI4PY_NAME, np.array(values, dtype=float), np.array(table),
                              " ".join(shlex.quote(c) for c in command))
 
 

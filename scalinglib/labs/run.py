@@ -19,7 +19,7 @@ from .launch import (
     slurm_allocation,
 )
 from .records import AllreduceLab, PingPongLab, ScalingLab
-from .reference import eager_limit, reference_pingpong
+from .reference import eager_limit, mpi4py_pingpong, reference_pingpong
 
 __all__ = ["default_rank_counts", "fit_limit", "machine_cpus", "busy_note", "scaling", "pingpong", "allreduce",
            "DEFAULT_MESSAGE_SIZES", "DEFAULT_ALLREDUCE_SIZES", "DEFAULT_ALGORITHMS"]
@@ -292,6 +292,8 @@ def scaling(ranks=None, *, serial_fraction=0.1, step_seconds=0.01, allreduce_byt
         serial_units=config["serial_units"], parallel_units=config["parallel_units"], per_unit=config["per_unit"],
         size=size, allreduce_bytes=nbytes, allreduce_alone=np.array([jobs[k]["allreduce_alone"] for k in ks]),
         unit_strong=table("strong", "unit"), unit_weak=table("weak", "unit"),
+        busiest_strong=np.stack([table("strong", "busiest"), table("strong", "busiest_units")], axis=-1),
+        busiest_weak=np.stack([table("weak", "busiest"), table("weak", "busiest_units")], axis=-1),
         phases_strong=phases["strong"], phases_weak=phases["weak"],
         clock_khz=[jobs[k]["weak"][-1]["clock"] for k in ks],
         max_khz=None if first is None or first.max_khz is None else max(first.max_khz.values()),
@@ -330,18 +332,20 @@ def pingpong(*, transport=None, sizes=None, repeats=5, target_seconds=0.002, ref
     sizes : list of int, optional
         Message sizes in bytes (default 8 B to 2 MiB by factors of 4).
     repeats : int
-        Timed batches per size, 1 to 100 (default 5).
+        Timed batches per size, 1 to 100 (default 5). With the references, each batch is a round of
+        its own: one job of the lab, then the two benchmarks, in turn.
     target_seconds : float
         Rough length of one batch, between 1e-4 and 1 s (default 0.002).
     reference : bool, optional
-        Also run an established ping-pong written in C on the same transport, right after the lab
-        (by default on this machine, not on a cluster): OSU's ``osu_latency`` when found, else a C ping-pong with its method
-        compiled with ``mpicc`` (see :mod:`scalinglib.labs.reference`). When neither can run, the
-        lab says why in a note and goes on without it.
+        Also run two established ping-pongs on the same transport, right after the lab (by default
+        on this machine, not on a cluster): mpi4py's own benchmark, which calls MPI from Python as
+        the lab does, and one written in C: OSU's ``osu_latency`` when found, else a C ping-pong
+        with its method compiled with ``mpicc`` (see :mod:`scalinglib.labs.reference`). When one
+        cannot run, the lab says why in a note and goes on without it.
     benchmark : str, optional
         Path of ``osu_latency``.
     reference_runs : int
-        Runs of the reference, 1 to 20 (default 9); its fastest run per size is kept.
+        Runs of each reference, 1 to 20 (default 9); the fastest run per size is kept.
     hostfile, launcher, mpiexec, mpiexec_args, start_timeout, timeout :
         Where and how to launch. With a hostfile, add ``mpiexec_args=["--map-by", "node"]`` to put
         the two ranks on two nodes.
@@ -357,41 +361,74 @@ def pingpong(*, transport=None, sizes=None, repeats=5, target_seconds=0.002, ref
     options = _launch_options(hostfile, launcher, mpiexec, mpiexec_args, start_timeout, timeout)
     notes = _transport_notes(transport) + (busy_note(cpu_info().usable) if _local(hostfile) else [])
     repeats, target = _quick(notes, repeats=repeats, target=target)
-    config = {"sizes": values, "repeats": repeats, "target": target, "min_ranks": 2}
-    out, launch = run_ranks("pingpong", config, 2, mca=TRANSPORTS[transport], **options)
-    ref = None
+    ref = same_layer = None
     if reference is None:
         reference = _local(hostfile)
     if reference is not True and reference is not False:
         raise TypeError(f"reference must be True, False or None; got {reference!r}")
-    if reference and launcher == "mpiexec":
-        runs = _bounded("reference_runs", reference_runs, 1, 20, int)
-        if quick_measurements():
-            runs = min(runs, QUICK["repeats"])
-        try:
-            ref = reference_pingpong(values, mca=TRANSPORTS[transport], runs=runs, benchmark=benchmark,
-                                     mpiexec=mpiexec, timeout=options["timeout"],
-                                     iterations=100 if quick_measurements() else 200,
-                                     extra_args=options["extra_args"]
-                                     + (("--hostfile", str(hostfile)) if hostfile is not None else ()))
-        except (MPILaunchError, OSError) as err:
-            notes.append(f"no reference benchmark: {str(err).splitlines()[0]}")
+    reference = reference and launcher == "mpiexec"
+    # With references, the lab and the two benchmarks take turns, one batch per size each round: a
+    # machine whose speed wanders over seconds then slows all three alike.
+    rounds = repeats if reference else 1
+    config = {"sizes": values, "repeats": 1 if reference else repeats, "target": target, "min_ranks": 2}
+    runs = _bounded("reference_runs", reference_runs, 1, 20, int)
+    if quick_measurements():
+        runs = min(runs, QUICK["repeats"])
+    per_round = -(-runs // rounds)
+    where = options["extra_args"] + (("--hostfile", str(hostfile)) if hostfile is not None else ())
+    jobs, c_runs, py_runs, failed = [], [], [], set()
+    for _ in range(rounds):
+        jobs.append(run_ranks("pingpong", config, 2, mca=TRANSPORTS[transport], **options))
+        if not reference:
+            continue
+        if "c" not in failed:
+            try:
+                c_runs.append(reference_pingpong(values, mca=TRANSPORTS[transport], runs=per_round,
+                                                 benchmark=benchmark, mpiexec=mpiexec, timeout=options["timeout"],
+                                                 iterations=100 if quick_measurements() else 200, extra_args=where))
+            except (MPILaunchError, OSError) as err:
+                notes.append(f"no reference benchmark: {str(err).splitlines()[0]}")
+                failed.add("c")
+        if "py" not in failed:
+            try:
+                py_runs.append(mpi4py_pingpong(values, mca=TRANSPORTS[transport], runs=per_round, mpiexec=mpiexec,
+                                               timeout=options["timeout"],
+                                               iterations=200 if quick_measurements() else 1000, extra_args=where))
+            except (MPILaunchError, OSError) as err:
+                notes.append(f"no mpi4py benchmark: {str(err).splitlines()[0]}")
+                failed.add("py")
+    ref, same_layer = _joined(c_runs), _joined(py_runs)
+    out, launch = jobs[0]
+    outs = [o for o, _ in jobs]
+    calls = [o.get("python_call") for o in outs if o.get("python_call") is not None]
     limit = eager_limit(transport, mpiexec)
     return PingPongLab(transport=transport, nbytes=np.array(values, dtype=float),
-                       seconds=np.array(out["seconds"]).T, rounds=np.array(out["rounds"]),
-                       barrier=float(out["barrier"]), hosts=list(out["hosts"]),
+                       seconds=np.vstack([np.array(o["seconds"]).T for o in outs]),
+                       rounds=np.min([o["rounds"] for o in outs], axis=0),
+                       barrier=float(min(o["barrier"] for o in outs)), hosts=list(out["hosts"]),
                        rank_startup=np.array(out["rank_startup"]), launch=launch, notes=notes,
-                       python_call=out.get("python_call"), eager_limit=limit, reference=ref)
+                       python_call=min(calls) if calls else None, eager_limit=limit, reference=ref,
+                       same_layer=same_layer)
 
 
-def allreduce(*, algorithms=DEFAULT_ALGORITHMS, ranks=None, sizes=None, repeats=3, target_seconds=0.002,
+def _joined(runs):
+    """One ReferencePingPong holding every run of a benchmark's rounds (None without any)."""
+    if not runs:
+        return None
+    first = runs[0]
+    return first._replace(seconds=np.vstack([r.seconds for r in runs]))
+
+
+def allreduce(*, algorithms=DEFAULT_ALGORITHMS, ranks=None, sizes=None, repeats=5, target_seconds=0.002,
               transport=None, k_cpu=None, hostfile=None, launcher="mpiexec", mpiexec=None, mpiexec_args=(),
               start_timeout=60.0, timeout=300.0) -> AllreduceLab:
     """All-reduce times of Open MPI's tuned algorithms across sizes and rank counts.
 
-    One MPI job per algorithm, which Open MPI fixes for the whole job
-    (``coll_tuned_use_dynamic_rules 1``, ``coll_tuned_allreduce_algorithm N``, with N read from
-    ``ompi_info``; the hierarchical ``han`` component is switched off so that ``tuned`` decides).
+    Open MPI fixes the algorithm for a whole job (``coll_tuned_use_dynamic_rules 1``,
+    ``coll_tuned_allreduce_algorithm N``, with N read from ``ompi_info``; the hierarchical ``han``
+    component is switched off so that ``tuned`` decides). So each of ``repeats`` rounds runs one job
+    per algorithm, the order rotating from round to round: a machine whose speed wanders over
+    seconds then slows every algorithm alike, instead of the one whose job ran at the wrong time.
     In each job, every K in ``ranks`` is measured on ranks 0..K-1 while the others sleep. Each
     timing is the median all-reduce of a batch of back-to-back all-reduces of float32 vectors
     (MPI_SUM) lasting about ``target_seconds``, timed on rank 0 (every rank leaves an all-reduce
@@ -408,8 +445,7 @@ def allreduce(*, algorithms=DEFAULT_ALGORITHMS, ranks=None, sizes=None, repeats=
     sizes : list of int, optional
         Vector sizes in bytes, multiples of 4 (default 8 B to 2 MiB by factors of 4).
     repeats : int
-        Timed batches per size, 1 to 100 (default 3; every algorithm is a job of its own, so the
-        run takes about three times a ping-pong's).
+        Rounds, 1 to 100 (default 5): each runs one job per algorithm, timing one batch per size.
     target_seconds, transport, k_cpu, hostfile, launcher, mpiexec, mpiexec_args, start_timeout, timeout :
         As for :func:`pingpong` and :func:`scaling`.
 
@@ -444,23 +480,26 @@ def allreduce(*, algorithms=DEFAULT_ALGORITHMS, ranks=None, sizes=None, repeats=
         notes.append(f"K = {max(ks)} is more ranks than the {c} usable CPUs: ranks wait for a CPU between messages, "
                      "which 3.8's model does not describe")
     repeats, target = _quick(notes, repeats=repeats, target=target)
-    config = {"sizes": values, "counts": ks, "repeats": repeats, "target": target, "gamma_bytes": 2**20}
+    config = {"sizes": values, "counts": ks, "repeats": 1, "rounds": repeats, "target": target, "gamma_bytes": 2**20}
     if _local(hostfile):
         notes += busy_note(c)
     table = np.empty((len(names), len(ks), repeats, len(values)))
-    gammas, copies, barrier, launches = [], [], None, []
-    for a, name in enumerate(names):
-        mca = (*TRANSPORTS[transport], ("coll", "^han"), ("coll_tuned_use_dynamic_rules", "1"),
-               ("coll_tuned_allreduce_algorithm", str(ids[name])))
-        out, launch = run_ranks("allreduce", config, max(ks), mca=mca, **options)
-        for j, k in enumerate(ks):
-            table[a, j] = np.array(out["seconds"][str(k)]).T
-        gammas.append(out["gamma"])
-        if out.get("copy") is not None:
-            copies.append(out["copy"])
-        if barrier is None:
-            barrier = np.array([out["barrier"][str(k)] for k in ks])
-        launches.append(launch)
+    gammas, copies, barrier, launches = [], [], None, [None] * len(names)
+    # A machine's speed wanders over seconds, so the algorithms take turns: each round runs one job per
+    # algorithm (one batch per size), in an order that rotates from round to round.
+    for r in range(repeats):
+        for a in np.roll(np.arange(len(names)), -r):
+            mca = (*TRANSPORTS[transport], ("coll", "^han"), ("coll_tuned_use_dynamic_rules", "1"),
+                   ("coll_tuned_allreduce_algorithm", str(ids[names[a]])))
+            out, launch = run_ranks("allreduce", config, max(ks), mca=mca, **options)
+            for j, k in enumerate(ks):
+                table[a, j, r] = np.array(out["seconds"][str(k)]).T[0]
+            gammas.append(out["gamma"])
+            if out.get("copy") is not None:
+                copies.append(out["copy"])
+            if barrier is None:
+                barrier = np.array([out["barrier"][str(k)] for k in ks])
+            launches[a] = launches[a] or launch
     if source != "ompi_info":
         notes.append("ompi_info could not be read: the algorithm numbers are Open MPI 5.0's")
     return AllreduceLab(algorithms=names, algorithm_ids={n: ids[n] for n in names}, ids_source=source,
