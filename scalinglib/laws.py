@@ -165,6 +165,11 @@ def amdahl_efficiency(f, k):
     return scalar_or_array(1.0 / (k_arr * f_arr + 1.0 - f_arr))
 
 
+#: The smallest positive serial fraction :func:`amdahl_ceiling` takes: 1/f of anything smaller
+#: overflows a float (1/f is larger than the largest float, about 1.8e308).
+SMALLEST_CEILING_FRACTION = float(np.nextafter(1.0 / np.finfo(float).max, 1.0))
+
+
 @public(allow_inf=True)
 def amdahl_ceiling(f):
     r"""The speedup no number of workers can pass: the limit of S(K) as K grows.
@@ -174,7 +179,10 @@ def amdahl_ceiling(f):
     Parameters
     ----------
     f : float or array_like
-        Serial fraction, in [0, 1]. For ``f = 0`` the ceiling is infinite.
+        Serial fraction: 0, or in [:data:`SMALLEST_CEILING_FRACTION`, 1]. For ``f = 0`` the
+        ceiling is infinite. A positive ``f`` below about 5.6e-309 is refused: its ceiling
+        1/f is finite but larger than the largest float, so it would come out as the infinity
+        that means "no serial part".
 
     Returns
     -------
@@ -188,8 +196,12 @@ def amdahl_ceiling(f):
     inf
     """
     f_arr = check_fraction("f", f)
-    with np.errstate(divide="ignore", over="ignore"):   # 1/f of a subnormal f is infinite, as it should be
-        out = np.where(f_arr > 0, 1.0 / np.where(f_arr > 0, f_arr, 1.0), np.inf)
+    tiny = (f_arr > 0) & (f_arr < SMALLEST_CEILING_FRACTION)
+    if np.any(tiny):
+        bad = float(np.asarray(f_arr)[tiny].flat[0])
+        raise ValueError(f"f must be 0 or at least {SMALLEST_CEILING_FRACTION:.4g}, the smallest serial fraction "
+                         f"whose ceiling 1/f is a finite float; got {bad:g}")
+    out = np.where(f_arr > 0, 1.0 / np.where(f_arr > 0, f_arr, 1.0), np.inf)
     return scalar_or_array(out)
 
 

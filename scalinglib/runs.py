@@ -87,6 +87,8 @@ TPU_V3 = (
     "https://cloud.google.com/tpu/docs/v3"
 )
 
+_FLOAT_MAX = 1.7976931348623157e308
+
 #: Vocabulary size and sequence length of every model of Megatron-LM's table 1.
 MEGATRON_VOCAB = 51_200
 MEGATRON_SEQ_LEN = 2048
@@ -128,12 +130,20 @@ class PublishedRun:
             check_text(name, getattr(self, name))
         check_text("notes", self.notes, allow_empty=True)
         for name in ("n_params", "peak_flops_per_device", "tokens_per_second_per_device"):
-            single(check_positive, name, getattr(self, name))
+            object.__setattr__(self, name, single(check_positive, name, getattr(self, name)))
+        # whole numbers are kept as Python ints: numpy's small integer types would overflow in products
         for name in ("n_layers", "n_heads", "head_dim", "seq_len"):
-            single_whole(name, getattr(self, name))
+            object.__setattr__(self, name, single_whole(name, getattr(self, name)))
         if self.n_devices is not None:
-            single_whole("n_devices", self.n_devices, maximum=2**53, why="the largest count a float holds exactly")
-        single_whole("reported_digits", self.reported_digits, minimum=0, maximum=10, why="decimals of a percentage")
+            object.__setattr__(self, "n_devices", single_whole("n_devices", self.n_devices, maximum=2**53,
+                                                               why="the largest count a float holds exactly"))
+            most = _FLOAT_MAX / self.n_devices
+            if self.tokens_per_second_per_device > most:
+                raise ValueError(f"tokens_per_second_per_device must be at most {most:.3g} with n_devices = "
+                                 f"{self.n_devices:,} (the run's throughput, their product, must be a finite float); "
+                                 f"got {self.tokens_per_second_per_device:g}")
+        object.__setattr__(self, "reported_digits", single_whole("reported_digits", self.reported_digits, minimum=0,
+                                                                 maximum=10, why="decimals of a percentage"))
         single(check_fraction, "reported_mfu", self.reported_mfu, open_low=True)
         for name in ("reported_mfu_without_attention", "reported_hfu"):
             if getattr(self, name) is not None:
@@ -305,8 +315,8 @@ class MegatronRow:
         for name in ("params_billion", "tflops_per_gpu", "aggregate_pflops"):
             single(check_positive, name, getattr(self, name))
         for name in ("attention_heads", "hidden", "layers", "tensor_parallel", "pipeline_parallel", "n_gpus",
-                     "batch"):
-            single_whole(name, getattr(self, name))
+                     "batch"):   # kept as Python ints: numpy's small integer types would overflow in products
+            object.__setattr__(self, name, single_whole(name, getattr(self, name)))
         if single(check_positive, "percent_of_peak", self.percent_of_peak) > 100:
             raise ValueError(f"percent_of_peak must be at most 100; got {self.percent_of_peak!r}")
         if self.n_gpus % (self.tensor_parallel * self.pipeline_parallel):

@@ -94,7 +94,8 @@ class DecoderShape:
         check_text("source", self.source, allow_empty=True)
         single(check_positive, "n_params", self.n_params)
         for field_name in ("n_layers", "d_model", "n_heads", "n_kv_heads"):
-            single_whole(field_name, getattr(self, field_name))
+            # kept as a Python int: numpy's small integer types would overflow in products
+            object.__setattr__(self, field_name, single_whole(field_name, getattr(self, field_name)))
         if self.d_model % self.n_heads:
             raise ValueError(f"d_model must be a multiple of n_heads; got {self.d_model} and {self.n_heads}")
         if self.n_kv_heads > self.n_heads or self.n_heads % self.n_kv_heads:

@@ -222,7 +222,7 @@ def test_ticks_computed_once_draw_the_same_bytes(make, monkeypatch):
     from contextlib import nullcontext
 
     remembered = plots.render_svg(make(), id_suffix="t")
-    monkeypatch.setattr(plots, "_ticks_computed_once", lambda fig: nullcontext())
+    monkeypatch.setattr(plots.page, "_ticks_computed_once", lambda fig: nullcontext())
     afresh = plots.render_svg(make(), id_suffix="t")
     plt.close("all")
     assert [f and f.svg for f in remembered] == [f and f.svg for f in afresh]

@@ -72,7 +72,7 @@ EDGE = [
     NAN, INF, -INF, 1e308, -1e308, 5e-324, 1e-300,
     2**53, 2**53 + 1, 2**63, 2**64, 2**70, 10**400, -(10**400),
     10**6, 10**9, 1e20,
-    np.float64(NAN), np.int64(2**62), np.float32(1e38),
+    np.float64(NAN), np.int64(2**62), np.float32(1e38), np.uint8(255), np.int8(-128),
     True, False, np.True_,
     "1", "abc", "", "{g}", "{:q}", None, _Thing(), {"a": 1},
     (), [], np.array([]), np.array(2.0), np.ones((2, 2)), np.full(3, 2.0),

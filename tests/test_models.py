@@ -40,7 +40,11 @@ def test_weak_efficiency_of_a_flat_time_is_one():
 def test_amdahl_bounds(f, k):
     s = sl.amdahl_speedup(f, k)
     assert 1.0 - 1e-12 <= s <= k * (1 + 1e-12)
-    assert s <= sl.amdahl_ceiling(f) * (1 + 1e-12)
+    if 0 < f < sl.laws.SMALLEST_CEILING_FRACTION:       # its ceiling 1/f is past the largest float: refused
+        with pytest.raises(ValueError, match="f must be 0 or at least"):
+            sl.amdahl_ceiling(f)
+    else:
+        assert s <= sl.amdahl_ceiling(f) * (1 + 1e-12)
     assert 0 < sl.amdahl_efficiency(f, k) <= 1 + 1e-12
 
 

@@ -358,8 +358,8 @@ def test_machine_roof_takes_the_best_of_one_kernel_each_at_one_thread_count(monk
         calls["matmul"] = (list(sizes), repeats)
         return probe.Timings(np.full(1, 2.0 * sizes[0] ** 3), np.array([0.1]))
 
-    monkeypatch.setattr(probe, "stream_add", fake_add)
-    monkeypatch.setattr(probe, "matmul_timings", fake_matmul)
+    monkeypatch.setattr(probe.roof, "stream_add", fake_add)           # where machine_roof looks them up
+    monkeypatch.setattr(probe.roof, "matmul_timings", fake_matmul)
     roof = probe.machine_roof(4, elements=10**6, repeats=3)
     assert calls == {"add": (10**6, 4, 6), "matmul": ([probe.matmul_order_for(4)], 3)}
     assert roof.bandwidth == pytest.approx(24e6 / 0.01) and roof.peak_flops == pytest.approx(

@@ -347,16 +347,22 @@ def test_the_zip_holds_no_word_answer_and_no_answer_function(edition):
     for item in sealed["parts"]:
         item["part"].pop("choices")          # the public options
     stored = json.dumps(sealed)
-    # core.py is the book's generic checker less its full-edition block: no registry, no answers (its code
-    # says "high" and "low" of a band, and "yes"/"no" for booleans, which are not anybody's answer)
+    # core.py is the book's generic checker less its full-edition block: no registry, no answers (the checker's
+    # code says "high" and "low" of a band, and "yes"/"no" for booleans, which are not anybody's answer)
     core_text = package.pop("scalinglib/exercises/core.py")
     assert core_text == student.FULL_EDITION_BLOCK.sub("", (ROOT / "scalinglib/exercises/core.py").read_text())
+    # the modules core.py imports (units, seals, judge, ...) go in as they are in the book: generic code too
+    checker = [p for p in (ROOT / "scalinglib/exercises").glob("*.py")
+               if p.name not in ("__init__.py", "core.py") and not p.name.startswith("s3_")]
+    for path in checker:
+        assert package.pop(f"scalinglib/exercises/{path.name}") == path.read_text(), path.name
     for word in words:
         for text, where in [(stored, "sealed.json")] + [(t, n) for n, t in package.items()]:
             assert not re.search(rf"[\"']{re.escape(word)}[\"']", text), f"{word!r} in {where}"
     for name, text in library.items():
         assert "expected_answer" not in text and "seal_all" not in text, name
-        if name.startswith("scalinglib/exercises/") and name.endswith(".py") and not name.endswith("core.py"):
+        generic = name.endswith("/core.py") or name in {f"scalinglib/exercises/{p.name}" for p in checker}
+        if name.startswith("scalinglib/exercises/") and name.endswith(".py") and not generic:
             assert "lambda" not in text and "def " not in text and "register(" not in text, name   # data only
 
 

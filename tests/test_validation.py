@@ -5,6 +5,7 @@ then replaced in turn by values the model cannot take (zero workers, a fraction
 of 1.5, NaN, infinity, a string, None, a boolean) and the error is checked.
 """
 
+import dataclasses
 import math
 
 import numpy as np
@@ -347,6 +348,23 @@ REFUSED = [
     (lambda: sl.Accelerator("x", "v", "GPU", {"bf16": -1.0}, 80e9, 2e12), ValueError, ["peak_flops"]),
     (lambda: sl.MegatronRow(1.7, 24, 2304, 24, 1, 1, 32, 512, 137, 440, 4.4), ValueError, ["percent_of_peak"]),
     (lambda: sl.USLFit(-0.1, 0.0), ValueError, ["sigma"]),
+    # the last bad inputs a fuzz run found (issue 32)
+    (lambda: dataclasses.replace(sl.MFU_RUNS[2], tokens_per_second_per_device=1e308), ValueError,
+     ["tokens_per_second_per_device", "n_devices", "at most"]),
+    (lambda: sl.amdahl_ceiling(5e-324), ValueError, ["f", "at least"]),
+    (lambda: sl.amdahl_ceiling([0.5, 1e-310]), ValueError, ["f", "at least"]),
+    (lambda: sl.critical_batch_cost(np.array([2**70]), 175e9, 4e6), ValueError, ["n_gpus", "9,007,199,254,740,992"]),
+    (lambda: sl.simulate_replicas(0.5, "none", n_servers=4, n_requests=300, hedge_quantile={}), TypeError,
+     ["hedge_quantile"]),
+    (lambda: sl.simulate_replicas(0.5, "two_choices", n_servers=4, n_requests=300, hedge_quantile=1.5), ValueError,
+     ["hedge_quantile"]),
+    (lambda: sl.simulate_replicas(0.5, "none", n_servers=4, n_requests=300, delay="soon"), TypeError, ["delay"]),
+    (lambda: sl.plot_device_roofline(plt.subplots()[1], "A100", kernels={"x": 1e308}), ValueError,
+     ["kernels['x']", "at most"]),
+    (lambda: sl.plot_roofline(plt.subplots()[1], 1e14, 2e12, kernels={"x": (10.0, 1e300)}), ValueError,
+     ["kernels['x'] rate", "at most"]),
+    (lambda: sl.plot_roofline(plt.subplots()[1], 1e14, 2e12, intensity_range=(1.0, 1e300)), ValueError,
+     ["intensity_range", "at most"]),
 ]
 
 
@@ -401,3 +419,38 @@ def test_every_public_function_goes_through_the_wrapper():
         obj = getattr(sl, name)
         if inspect.isfunction(obj) and name not in drawing:
             assert getattr(obj, "__scalinglib_public__", False), f"{name} is not wrapped by _validate.public"
+
+
+def test_numpy_small_integers_are_kept_as_python_ints():
+    """A count given as a numpy uint8 (255 heads) would overflow in the records' products (255 x 128 does not
+    fit a uint8): the records keep every whole field as a Python int, and compute finite results."""
+    shape = dataclasses.replace(sl.DECODERS["Llama-3-8B"], n_heads=np.uint8(255), n_kv_heads=np.uint8(255),
+                                d_model=255 * 128)
+    assert type(shape.n_heads) is int and shape.head_dim == 128
+    assert math.isfinite(shape.flops_per_token(2048)) and math.isfinite(shape.kv_bytes_per_token())
+    row = dataclasses.replace(sl.MEGATRON_WEAK_SCALING[0], attention_heads=np.uint8(255), hidden=255 * 9)
+    assert type(row.attention_heads) is int and 0 < row.mfu() < 1
+    run = dataclasses.replace(sl.MFU_RUNS[2], n_heads=np.uint8(255), n_devices=np.uint16(2240))
+    assert type(run.n_heads) is int and type(run.n_devices) is int
+    assert math.isfinite(run.flops_per_token()) and math.isfinite(run.tokens_per_second)
+
+
+def test_the_smallest_serial_fraction_has_a_finite_ceiling():
+    from scalinglib.laws import SMALLEST_CEILING_FRACTION
+
+    assert math.isfinite(sl.amdahl_ceiling(SMALLEST_CEILING_FRACTION))
+    assert sl.amdahl_ceiling(0.0) == math.inf
+
+
+def test_the_checker_answers_a_key_whose_repr_raises():
+    """``check`` never raises, even for an object whose ``__repr__`` does."""
+
+    class Hostile:
+        def __repr__(self):
+            raise RuntimeError("no repr")
+
+        __str__ = __repr__
+
+    feedback = sl.check(Hostile(), 1.0)
+    assert feedback.status == "unknown" and "an object of type Hostile" in feedback.text()
+    assert sl.check("ex-3-1-1b", Hostile()).status == "invalid"

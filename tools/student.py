@@ -12,7 +12,8 @@
    ``<!-- student-edition: TEXT -->`` becomes TEXT. The HTML book and JupyterLab show neither comment.
    Sentences of this kind not yet marked in their sources are matched by :data:`UNMARKED`.
 3. The library goes in without its answers: ``scalinglib/exercises`` is replaced by the checker's
-   generic code (``core.py`` less its full-edition block, so no ``expected_answer``), a ``sealed.json``
+   generic code (``core.py`` less its full-edition block, so no ``expected_answer``, and the modules it
+   imports: ``units.py``, ``seals.py``, ...), a ``sealed.json``
    of salted hashes of every answer (see ``scalinglib/exercises/core.py``), and for each section module
    only the data its notebook imports (for example the measurements of 3.5.3 and 3.5.4).
 4. ``dist/scalability-by-the-numbers-student.zip`` gets ``html/`` (open ``html/index.html``),
@@ -232,8 +233,9 @@ def sealed_answers() -> dict:
 def student_exercises(notebooks: list[Path]) -> dict[str, str]:
     """The files of ``scalinglib/exercises`` in the student edition: {file name: text}.
 
-    The generic checker, a sealed table of the answers, and section modules that hold only the data the
-    notebooks import. Refuses a notebook import that is not plain data (a function could compute an answer).
+    The generic checker (``core.py`` less its full-edition block, and the modules it imports as they are), a
+    sealed table of the answers, and section modules that hold only the data the notebooks import. Refuses a
+    notebook import that is not plain data (a function could compute an answer).
     """
     sys.path.insert(0, str(ROOT))
     import scalinglib.exercises  # noqa: F401  (the section modules below are read from it)
@@ -250,6 +252,9 @@ def student_exercises(notebooks: list[Path]) -> dict[str, str]:
                        "load_sealed()\n\n"
                        '__all__ = ["check", "Feedback", "registered_keys"]\n',
     }
+    for path in sorted((ROOT / EXERCISES).glob("*.py")):   # the checker's own modules, as they are
+        if path.name not in ("__init__.py", "core.py") and not path.name.startswith("s3_"):
+            files[path.name] = path.read_text()
     wanted = notebook_imports(notebooks)
     for path in sorted((ROOT / EXERCISES).glob("s3_*.py")):
         module = __import__(f"scalinglib.exercises.{path.stem}", fromlist=["_"])

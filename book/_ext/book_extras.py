@@ -163,19 +163,21 @@ _EXERCISE_LABEL = re.compile(r"^ex-\d+-\d+-\d+$")
 
 def _checker_core():
     """scalinglib's checker module, loaded on its own (only the standard library): the build needs its
-    generic code, not the whole library."""
+    generic code, not the whole library. ``exercises/core.py`` and the modules it imports (units, seals,
+    ...) are loaded as a package of their own, without ``exercises/__init__.py``, which registers every
+    section's parts from the library."""
+    import importlib
     import importlib.util
     import sys
+    import types
 
     name = "_book_extras_checker"
     if name not in sys.modules:
         package = importlib.util.find_spec("scalinglib")
-        path = f"{package.submodule_search_locations[0]}/exercises/core.py"
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+        checker = types.ModuleType(name)
+        checker.__path__ = [f"{package.submodule_search_locations[0]}/exercises"]
+        sys.modules[name] = checker
+    return importlib.import_module(f"{name}.core")
 
 
 def _sealed_table(app) -> dict:

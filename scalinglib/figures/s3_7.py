@@ -39,6 +39,10 @@ CATALOG_DEVICES = ("A100 SXM 80GB", "H100 SXM 80GB", "H200 SXM 141GB", "MI300X",
 
 #: The intensities every roofline of the section spans, FLOP/byte.
 INTENSITY_RANGE = (1 / 32, 8192.0)
+#: The largest intensity (FLOP/byte) and kernel rate (FLOP/s) :func:`plot_roofline` places: far past any
+#: kernel and any machine, and far enough inside a float that the log axes' limits and ticks stay finite.
+MAX_INTENSITY = 1e12
+MAX_KERNEL_RATE = 1e24
 _MARKERS = ("o", "s", "D", "^", "v", "P", "X")
 
 
@@ -59,6 +63,8 @@ def _roofline_args(peak_flops, bandwidth, kernels, intensity_range, scale):
     lo, hi = float(span[0]), float(span[1])
     if not 0 < lo < hi:
         raise ValueError(f"intensity_range must be (low, high) with 0 < low < high; got {intensity_range!r}")
+    if hi > MAX_INTENSITY:
+        raise ValueError(f"intensity_range must end at most at {MAX_INTENSITY:g} FLOP/byte; got {intensity_range!r}")
     if kernels is None:
         kernels = {}
     if not isinstance(kernels, Mapping):
@@ -70,11 +76,22 @@ def _roofline_args(peak_flops, bandwidth, kernels, intensity_range, scale):
         if isinstance(spec, tuple):
             if len(spec) != 2:
                 raise ValueError(f"kernels[{name!r}] must be an intensity or (intensity, FLOP/s); got {spec!r}")
-            checked[name] = (single(check_positive, f"kernels[{name!r}] intensity", spec[0]),
-                             single(check_positive, f"kernels[{name!r}] rate", spec[1]))
+            intensity = single(check_positive, f"kernels[{name!r}] intensity", spec[0])
+            rate = single(check_positive, f"kernels[{name!r}] rate", spec[1])
+            checked[name] = (_sane(f"kernels[{name!r}] intensity", intensity, MAX_INTENSITY, "FLOP/byte"),
+                             _sane(f"kernels[{name!r}] rate", rate, MAX_KERNEL_RATE, "FLOP/s"))
         else:
-            checked[name] = single(check_nonnegative, f"kernels[{name!r}]", spec)
+            intensity = single(check_nonnegative, f"kernels[{name!r}]", spec)
+            checked[name] = _sane(f"kernels[{name!r}]", intensity, MAX_INTENSITY, "FLOP/byte")
     return peak, bw, checked, (lo, hi), scale
+
+
+def _sane(name, value, most, unit):
+    """``value`` when it is at most ``most`` (an intensity or a rate a roofline can place), else a ValueError."""
+    if value > most:
+        raise ValueError(f"{name} must be at most {most:g} {unit} (past any kernel, and the log axes would "
+                         f"overflow); got {value:g}")
+    return value
 
 
 def _line_style(color, linestyle):

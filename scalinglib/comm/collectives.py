@@ -1,16 +1,7 @@
-r"""Communication cost models: one message, and the collectives built from messages (Section 3.8).
+r"""Collectives: algorithms as schedules of messages, and their price (Sections 3.8.2, 3.8.3 and 3.8.4).
 
-**One message.** Sending ``n`` bytes from one process to another takes
-
-.. math:: T(n) = \alpha + n\beta
-
-seconds: a fixed latency ``alpha`` per message plus ``beta`` seconds per byte
-(``1/beta`` is the link bandwidth). The two terms are equal at the
-half-performance size ``n_half = alpha / beta`` (Hockney 1994), where the
-effective bandwidth ``n / T(n)`` is half the link's.
-
-**Collectives.** Each algorithm of :data:`ALGORITHMS` is a schedule of
-messages, so its time has the form
+Each algorithm of :data:`ALGORITHMS` is a schedule of messages
+(:mod:`scalinglib.comm.p2p`), so its time has the form
 
 .. math:: T = k_\alpha\,\alpha + k_\beta\,n\beta + k_\gamma\,n\gamma,
 
@@ -86,19 +77,6 @@ The model assumes every pair of processes can exchange messages at the same
 ``alpha`` and ``beta`` at the same time (one send and one receive per process
 at once) and no contention. Real networks add topology; the model gives the
 shape and the order of magnitude.
-
-**Bus bandwidth.** The NCCL tests report a collective's *algorithm bandwidth*
-``algbw = n / t`` and a *bus bandwidth* ``busbw = algbw * factor``, where the
-factor (:func:`bus_bandwidth_factor`) is the bandwidth coefficient of the
-lower bound (:func:`collective_lower_bound`), so that an algorithm reaching
-that bound shows a busbw equal to the per-rank link bandwidth whatever ``p``
-is. The ring reaches it for all-reduce, all-gather and reduce-scatter; for
-broadcast and reduce only a pipelined chain, not modelled here, approaches it.
-
-**Clusters of nodes.** :func:`multiring_allreduce_time` prices a flat ring
-all-reduce laid out node by node, one ring per network port, and
-:func:`hierarchical_allreduce_time` the three-phase all-reduce (inside the
-node, across nodes, inside the node again).
 """
 
 from __future__ import annotations
@@ -107,12 +85,10 @@ import re
 
 import numpy as np
 
-from ._validate import (
+from .._validate import (
     check_broadcast,
     check_nonnegative,
-    check_positive,
     check_scalar,
-    check_shapes,
     check_whole,
     public,
     scalar_or_array,
@@ -123,9 +99,6 @@ __all__ = [
     "COLLECTIVES",
     "ALGORITHMS",
     "POWER_OF_TWO_ONLY",
-    "p2p_time",
-    "half_performance_size",
-    "effective_bandwidth",
     "algorithms_for",
     "collective_cost_terms",
     "collective_time",
@@ -133,12 +106,8 @@ __all__ = [
     "collective_lower_bound",
     "best_algorithm",
     "crossover_size",
-    "multiring_allreduce_time",
-    "hierarchical_allreduce_time",
-    "bus_bandwidth_factor",
-    "algorithm_bandwidth",
-    "bus_bandwidth",
 ]
+
 
 #: The collectives this module prices, in the order the book introduces them.
 COLLECTIVES: tuple[str, ...] = ("broadcast", "reduce", "allgather", "reduce_scatter", "allreduce", "alltoall")
@@ -238,103 +207,6 @@ def _check_power_of_two(collective, algorithm, p: np.ndarray) -> None:
                 f"{_P} must be a power of two (1, 2, 4, 8, ...) for {algorithm} {collective}; got {value}. "
                 f"For other K use {' or '.join(map(repr, others))}"
             )
-
-
-@public
-def p2p_time(nbytes, alpha, beta):
-    r"""Time to send one message of ``nbytes`` bytes: the alpha-beta (Hockney) model.
-
-    .. math:: T(n) = \alpha + n\beta
-
-    Parameters
-    ----------
-    nbytes : float or array_like
-        Message size n in bytes, >= 0.
-    alpha : float or array_like
-        Latency per message in seconds, >= 0.
-    beta : float or array_like
-        Seconds per byte (the inverse of the bandwidth), >= 0.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        Seconds.
-
-    References
-    ----------
-    Hockney (1994), Parallel Computing 20(3).
-
-    Examples
-    --------
-    >>> p2p_time(1e6, 5e-6, 1 / 50e9) * 1e6      # 1 MB over a 50 GB/s link with 5 us latency
-    25.0
-    >>> p2p_time([0, 1e9], 5e-6, 1 / 50e9)
-    array([5.0000e-06, 2.0005e-02])
-    """
-    n = check_nonnegative("nbytes", nbytes)
-    a = check_nonnegative("alpha", alpha)
-    b = check_nonnegative("beta", beta)
-    n, a, b = check_shapes(nbytes=n, alpha=a, beta=b)
-    return scalar_or_array(a + n * b)
-
-
-@public
-def half_performance_size(alpha, beta):
-    r"""Message size at which latency and transfer take equally long: ``alpha / beta`` bytes.
-
-    At this size a message reaches half the link bandwidth; much smaller
-    messages are latency-bound, much larger ones bandwidth-bound. Hockney
-    (1994) calls it :math:`n_{1/2}`.
-
-    Parameters
-    ----------
-    alpha : float or array_like
-        Seconds per message, >= 0.
-    beta : float or array_like
-        Seconds per byte, > 0.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        Bytes.
-
-    Examples
-    --------
-    >>> half_performance_size(5e-6, 1 / 50e9)
-    250000.0
-    """
-    a = check_nonnegative("alpha", alpha)
-    b = check_positive("beta", beta)
-    a, b = check_shapes(alpha=a, beta=b)
-    return scalar_or_array(a / b)
-
-
-@public
-def effective_bandwidth(nbytes, alpha, beta):
-    r"""Bytes per second one message of ``nbytes`` achieves: ``n / (alpha + n beta)``.
-
-    Parameters
-    ----------
-    nbytes : float or array_like
-        Message size in bytes, > 0.
-    alpha, beta : float or array_like
-        Latency (s, >= 0) and time per byte (s/B, > 0).
-
-    Returns
-    -------
-    float or numpy.ndarray
-        Bytes/s; tends to ``1/beta`` for large messages.
-
-    Examples
-    --------
-    >>> effective_bandwidth(250e3, 5e-6, 1 / 50e9) / 1e9      # at n_half: half of 50 GB/s
-    25.0
-    """
-    n = check_positive("nbytes", nbytes)
-    a = check_nonnegative("alpha", alpha)
-    b = check_positive("beta", beta)
-    n, a, b = check_shapes(nbytes=n, alpha=a, beta=b)
-    return scalar_or_array(n / (a + n * b))
 
 
 @public
@@ -713,326 +585,3 @@ def crossover_size(collective, algorithm_a, algorithm_b, p, alpha, beta, gamma=0
     if den == 0 or num == 0 or (num > 0) != (den > 0):
         return None
     return num / den
-
-
-def _cluster(nbytes, nodes, per_node, alpha_intra, beta_intra, alpha_inter, beta_inter, gamma, nics,
-             ports_shared=False):
-    """Check a cluster's parameters up front and broadcast them together (nics defaults to per_node).
-
-    With ``ports_shared`` the node's ``per_node`` devices share its ``nics`` ports evenly, so ``nics``
-    must divide ``per_node``."""
-    values = {
-        "nbytes": check_nonnegative("nbytes", nbytes),
-        "nodes": check_whole("nodes", nodes),
-        "per_node": check_whole("per_node", per_node),
-        "alpha_intra": check_nonnegative("alpha_intra", alpha_intra),
-        "beta_intra": check_nonnegative("beta_intra", beta_intra),
-        "alpha_inter": check_nonnegative("alpha_inter", alpha_inter),
-        "beta_inter": check_nonnegative("beta_inter", beta_inter),
-        "gamma": check_nonnegative("gamma", gamma),
-    }
-    values["nics"] = values["per_node"] if nics is None else check_whole("nics", nics)
-    out = dict(zip(values, check_broadcast(**values)))
-    too_many = out["nics"] > out["per_node"]
-    if too_many.any():
-        k, g = out["nics"][too_many].flat[0], out["per_node"][too_many].flat[0]
-        raise ValueError(f"nics must be a whole number from 1 to per_node (one network port per device at most); "
-                         f"got {k:g} with per_node = {g:g}")
-    if ports_shared:
-        uneven = np.mod(out["per_node"], out["nics"]) != 0
-        if uneven.any():
-            k, g = out["nics"][uneven].flat[0], out["per_node"][uneven].flat[0]
-            raise ValueError(f"nics must be a divisor of per_node (the node's devices share its ports evenly); "
-                             f"got {k:g} with per_node = {g:g}")
-    return out, tuple(values.values())
-
-
-@public
-def multiring_allreduce_time(nbytes, nodes, per_node, alpha_intra, beta_intra, alpha_inter, beta_inter,
-                             gamma=0.0, nics=None):
-    r"""Flat ring all-reduce over ``nodes`` nodes of ``per_node`` devices, rings laid out node by node.
-
-    Each ring visits the ``g`` devices of a node over the fast links inside
-    it and crosses to the next node once, so only one hop per node and ring
-    uses the network. ``k`` rings run side by side, one per network port of a
-    node, each carrying ``n/k`` of the buffer; this is how NCCL lays out its
-    rings on a cluster. All ``p = m g`` devices take part in every ring, so it
-    is a ring all-reduce of :func:`collective_time` with ``2(p-1)`` steps of a
-    chunk of ``n/(k p)`` bytes. A step lasts as long as its slowest hop:
-
-    .. math::
-        T = 2(p-1)\,\alpha_\text{step}
-            + 2\frac{p-1}{p}\,\frac{n}{k}\,\max(\beta_o,\; c\,\beta_i)
-            + \frac{p-1}{p}\,n\gamma
-
-    where ``alpha_step`` is the larger of the two latencies, ``beta_o`` the
-    network's time per byte (one port per ring), and ``c`` the number of the
-    rings' chunks the busiest device pushes through its own fast link in one
-    step: ``min(k, g-1)`` (a device where a ring leaves the node sends that
-    ring's chunk over the network instead). With one node there is no network
-    hop and the rings share each device's link: ``T`` is the ring all-reduce
-    over ``g`` devices at ``alpha_intra`` and ``beta_intra``.
-
-    Parameters
-    ----------
-    nbytes : float or array_like
-        Buffer size n on each device, >= 0.
-    nodes : int or array_like
-        Nodes m, whole >= 1.
-    per_node : int or array_like
-        Devices per node g, whole >= 1.
-    alpha_intra, beta_intra : float or array_like
-        Latency (s) and time per byte (s/B) of each device's link inside a
-        node, >= 0.
-    alpha_inter, beta_inter : float or array_like
-        The same for one network port, >= 0.
-    gamma : float or array_like, optional
-        Seconds per byte reduced, >= 0 (default 0).
-    nics : int or array_like, optional
-        Network ports per node k, whole from 1 to ``per_node``; one ring
-        per port, so ``k`` need not divide ``per_node``. Default
-        ``per_node`` (a port per device).
-
-    Returns
-    -------
-    float or numpy.ndarray
-        Seconds.
-
-    Raises
-    ------
-    ValueError
-        A value out of range, ``nics`` > ``per_node``, or shapes that do not
-        broadcast together.
-
-    See Also
-    --------
-    hierarchical_allreduce_time : the same cluster, reducing inside the nodes first.
-
-    Examples
-    --------
-    Four nodes of eight GPUs, NVLink at 450 GB/s inside, one 50 GB/s port per GPU:
-
-    >>> t = multiring_allreduce_time(1e9, 4, 8, 0.0, 1 / 450e9, 0.0, 1 / 50e9)
-    >>> round(t * 1e3, 2)                    # 2 (p-1)/p (n/8) / 50 GB/s
-    4.84
-    >>> round(multiring_allreduce_time(1e9, 4, 8, 0.0, 1 / 450e9, 0.0, 1 / 50e9, nics=1) * 1e3, 2)
-    38.75
-    """
-    v, inputs = _cluster(nbytes, nodes, per_node, alpha_intra, beta_intra, alpha_inter, beta_inter, gamma, nics)
-    n, m, g, k = v["nbytes"], v["nodes"], v["per_node"], v["nics"]
-    p = m * g
-    one_node = m == 1
-    chunks = np.where(one_node, k, np.minimum(k, g - 1.0))       # chunks per step on the busiest device's link
-    beta_step = np.where(one_node, k * v["beta_intra"], np.maximum(v["beta_inter"], chunks * v["beta_intra"]))
-    alpha_step = np.where(one_node, v["alpha_intra"],
-                          np.where(g > 1, np.maximum(v["alpha_intra"], v["alpha_inter"]), v["alpha_inter"]))
-    f = (p - 1.0) / p
-    total = 2.0 * (p - 1.0) * alpha_step + 2.0 * f * (n / k) * beta_step + f * n * v["gamma"]
-    return scalar_or_array(total, *inputs)
-
-
-@public
-def hierarchical_allreduce_time(nbytes, nodes, per_node, alpha_intra, beta_intra, alpha_inter, beta_inter,
-                                gamma=0.0, nics=None):
-    r"""All-reduce over ``nodes`` nodes of ``per_node`` devices, in three ring phases, one after another.
-
-    1. Reduce-scatter inside each node over the fast links: each device ends
-       with a reduced ``1/g`` of the buffer.
-    2. All-reduce of those shares across the nodes over the network, one ring
-       per device position; the ``g`` rings share the node's ``k`` network
-       ports, so each port carries ``n/k`` bytes of them.
-    3. All-gather inside each node.
-
-    .. math::
-        T = T_\text{RS}(n, g; \alpha_i, \beta_i)
-            + 2(m-1)\,\alpha_o + 2\frac{m-1}{m}\,\frac{n}{k}\,\beta_o + \frac{m-1}{m}\,\frac{n}{g}\,\gamma
-            + T_\text{AG}(n, g; \alpha_i, \beta_i)
-
-    for ``g`` devices per node, ``m`` nodes and ``k`` network ports per node,
-    the inside terms being the ring costs of :func:`collective_time`. The
-    network carries ``2(m-1)/m`` bytes per byte of ``n/k`` where a flat
-    node-ordered ring (:func:`multiring_allreduce_time`) carries ``2(p-1)/p``,
-    and ``2(m-1) + 2(g-1)`` latencies replace ``2(p-1)``; but the phases are
-    not overlapped, so the time inside the nodes adds to the network's.
-
-    Parameters
-    ----------
-    nbytes : float or array_like
-        Buffer size n on each device, >= 0.
-    nodes : int or array_like
-        Nodes m, whole >= 1.
-    per_node : int or array_like
-        Devices per node g, whole >= 1.
-    alpha_intra, beta_intra : float or array_like
-        Latency (s) and time per byte (s/B) of the links inside a node, >= 0.
-    alpha_inter, beta_inter : float or array_like
-        The same for one network port between nodes, >= 0.
-    gamma : float or array_like, optional
-        Seconds per byte reduced, >= 0 (default 0).
-    nics : int or array_like, optional
-        Network ports per node k, a whole number from 1 to ``per_node`` that
-        divides it: the ``g`` rings of phase 2 share the ports evenly,
-        ``g/k`` to a port. Default ``per_node``: one port per device, so the
-        rings run at once, each on its own port.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        Seconds.
-
-    Raises
-    ------
-    ValueError
-        A value out of range, ``nics`` > ``per_node``, ``nics`` that does not
-        divide ``per_node`` (with 3 ports for 8 devices the busiest port would
-        carry three rings' ``3n/8``, not ``n/3``), or shapes that do not
-        broadcast together.
-
-    See Also
-    --------
-    multiring_allreduce_time : the flat ring over the same cluster.
-
-    Examples
-    --------
-    >>> t = hierarchical_allreduce_time(1e9, 4, 8, 0.0, 1 / 450e9, 0.0, 1 / 50e9)
-    >>> round(t * 1e3, 2)      # ms, with NVLink inside the nodes and a 50 GB/s port per GPU
-    7.64
-    >>> round(hierarchical_allreduce_time(1e9, 4, 8, 0.0, 1 / 450e9, 0.0, 1 / 50e9, nics=1) * 1e3, 2)
-    33.89
-    >>> hierarchical_allreduce_time(1e9, 4, 8, 0.0, 1 / 450e9, 0.0, 1 / 50e9, nics=3)
-    Traceback (most recent call last):
-        ...
-    ValueError: nics must be a divisor of per_node (the node's devices share its ports evenly); got 3 with per_node = 8
-    """
-    v, inputs = _cluster(nbytes, nodes, per_node, alpha_intra, beta_intra, alpha_inter, beta_inter, gamma, nics,
-                         ports_shared=True)
-    n, m, g, k = v["nbytes"], v["nodes"], v["per_node"], v["nics"]
-    inside_rs = collective_time("reduce_scatter", n, g, v["alpha_intra"], v["beta_intra"], v["gamma"])
-    across = (collective_time("allreduce", n / k, m, v["alpha_inter"], v["beta_inter"])
-              + collective_time("allreduce", n / g, m, 0.0, 0.0, v["gamma"]))
-    inside_ag = collective_time("allgather", n, g, v["alpha_intra"], v["beta_intra"])
-    total = np.asarray(inside_rs) + np.asarray(across) + np.asarray(inside_ag)
-    return scalar_or_array(total, *inputs)
-
-
-@public
-def bus_bandwidth_factor(collective, p):
-    r"""The NCCL tests' factor from algorithm bandwidth to bus bandwidth.
-
-    ``busbw = algbw * factor``, with
-
-    ==============  ==========
-    collective      factor
-    ==============  ==========
-    allreduce       2(p-1)/p
-    reduce_scatter  (p-1)/p
-    alltoall        (p-1)/p
-    allgather       (p-1)/p
-    broadcast       1
-    reduce          1
-    ==============  ==========
-
-    For ``p > 1`` the factor is the bandwidth coefficient of the lower bound
-    (:func:`collective_lower_bound`), the bytes per byte of ``n`` that some
-    rank must send or receive, so an algorithm that reaches the bound at the
-    link speed ``1/beta`` shows a busbw of ``1/beta`` for any ``p``, which can
-    be compared with the hardware. The ring reaches it for all-reduce,
-    all-gather and reduce-scatter; for broadcast and reduce a pipelined chain
-    approaches it (NCCL's ring broadcast), which :data:`ALGORITHMS` does not
-    model: for ``p > 2`` the binomial tree moves ``ceil(lg p)`` and
-    ``scatter_allgather`` and ``rabenseifner`` ``2(p-1)/p`` bytes per byte.
-
-    The NCCL tests cannot see which algorithm NCCL ran, so they apply these factors to every
-    collective. An all-reduce whose sums are made in the switch (NVLink SHARP) moves fewer bytes
-    than the bound assumes, and its busbw can exceed the link's one-way bandwidth.
-
-    Parameters
-    ----------
-    collective : str
-        One of :data:`COLLECTIVES`.
-    p : int or array_like
-        Ranks, whole >= 1.
-
-    Returns
-    -------
-    float or numpy.ndarray
-
-    References
-    ----------
-    NVIDIA nccl-tests, doc/PERFORMANCE.md; nccl-tests issues 212, 274 and 366 (in-network reduction).
-
-    Examples
-    --------
-    >>> bus_bandwidth_factor("allreduce", 8)
-    1.75
-    >>> bus_bandwidth_factor("broadcast", 8)
-    1.0
-    """
-    return scalar_or_array(_bus_factor(_collective(collective), check_whole(_P, p)))
-
-
-def _bus_factor(coll: str, pp):
-    f = (pp - 1.0) / pp
-    return {"allreduce": 2.0 * f, "reduce_scatter": f, "allgather": f, "alltoall": f,
-            "broadcast": np.ones_like(f), "reduce": np.ones_like(f)}[coll]
-
-
-@public
-def algorithm_bandwidth(nbytes, seconds):
-    """The NCCL tests' algorithm bandwidth: bytes of the buffer divided by the time, ``n / t``.
-
-    Parameters
-    ----------
-    nbytes : float or array_like
-        n in bytes (the same convention as :func:`collective_time`), >= 0.
-    seconds : float or array_like
-        Measured time, > 0.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        Bytes/s.
-
-    Examples
-    --------
-    >>> algorithm_bandwidth(1e9, 0.01) / 1e9
-    100.0
-    """
-    n = check_nonnegative("nbytes", nbytes)
-    t = check_positive("seconds", seconds)
-    n, t = check_shapes(nbytes=n, seconds=t)
-    return scalar_or_array(n / t)
-
-
-@public
-def bus_bandwidth(collective, nbytes, seconds, p):
-    """The NCCL tests' bus bandwidth: ``algorithm_bandwidth(n, t) * bus_bandwidth_factor(collective, p)``.
-
-    Parameters
-    ----------
-    collective : str
-        One of :data:`COLLECTIVES`.
-    nbytes : float or array_like
-        n in bytes, >= 0.
-    seconds : float or array_like
-        Measured time, > 0.
-    p : int or array_like
-        Ranks, whole >= 1.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        Bytes/s.
-
-    Examples
-    --------
-    >>> bus_bandwidth("allreduce", 1e9, 0.01, 8) / 1e9
-    175.0
-    """
-    coll = _collective(collective)
-    n = check_nonnegative("nbytes", nbytes)
-    t = check_positive("seconds", seconds)
-    pp = check_whole(_P, p)
-    n, t, pp = check_shapes(nbytes=n, seconds=t, **{_P: pp})
-    return scalar_or_array((n / t) * _bus_factor(coll, pp))
-
