@@ -179,7 +179,7 @@ def amdahl_ceiling(f):
     Parameters
     ----------
     f : float or array_like
-        Serial fraction: 0, or in [:data:`SMALLEST_CEILING_FRACTION`, 1]. For ``f = 0`` the
+        Serial fraction: 0, or in [``SMALLEST_CEILING_FRACTION``, 1]. For ``f = 0`` the
         ceiling is infinite. A positive ``f`` below about 5.6e-309 is refused: its ceiling
         1/f is finite but larger than the largest float, so it would come out as the infinity
         that means "no serial part".

@@ -9,7 +9,7 @@
   data-parallel gradient all-reduce adds when the backward pass cannot hide it.
 
 The layouts come from :mod:`scalinglib.layout` and the all-reduce from
-:mod:`scalinglib.comm`.
+``scalinglib.comm``.
 """
 
 from __future__ import annotations

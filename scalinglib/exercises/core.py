@@ -2,7 +2,7 @@
 
 Every exercise part is registered under a stable key such as ``"ex-3-1-1a"`` with a function that
 computes the expected answer from the library itself (so no answer is typed in twice), its unit and
-a hint. :func:`check` never raises: whatever the reader passes, it returns a :class:`Feedback` whose
+a hint. :func:`check` never raises: whatever the reader passes, it returns a ``Feedback`` whose
 text says what to do next.
 
 The rules the checker applies are the same for every part. A real number is accepted within 1% of the
@@ -14,14 +14,14 @@ hyphens and underscores, a trailing "scaling" or "bound" and the part's listed s
 Feedback on a wrong answer states the rule, and a band instead of a distance.
 
 This module holds the registry, :func:`check` and what the HTML book's checker needs
-(:func:`page_data`); the pieces it is built from are modules of their own, each on the standard
+(``page_data``); the pieces it is built from are modules of their own, each on the standard
 library only:
 
-* :mod:`scalinglib.exercises.units`: the units, and the slips between units of one kind;
-* :mod:`scalinglib.exercises.messages`: :class:`Feedback` and the words of every verdict;
-* :mod:`scalinglib.exercises.seals`: tolerance rules, bands, and expected values sealed as salted hashes;
-* :mod:`scalinglib.exercises.parts`: :class:`Part`, what an exercise part takes;
-* :mod:`scalinglib.exercises.judge`: judging one number, and the slips it names.
+* ``scalinglib.exercises.units``: the units, and the slips between units of one kind;
+* ``scalinglib.exercises.messages``: ``Feedback`` and the words of every verdict;
+* ``scalinglib.exercises.seals``: tolerance rules, bands, and expected values sealed as salted hashes;
+* ``scalinglib.exercises.parts``: ``Part``, what an exercise part takes;
+* ``scalinglib.exercises.judge``: judging one number, and the slips it names.
 
 The book computes the seals from the library when a part is first checked; the student edition
 ships only the seals (``sealed.json``, written by ``tools/student.py``), so it gives the same verdicts

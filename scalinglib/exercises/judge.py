@@ -155,7 +155,7 @@ def _program(part: Part, i: int) -> tuple[tuple, ...]:
     second (an inverted ratio); ``"frac"``: x is not whole; ``"zero"``; ``"sign"``: x has the wrong sign;
     ``"band"``: x lies in band ``argument = (index, side)`` (index ``len(BANDS)``: beyond every band).
 
-    The kernel's :func:`_judge` runs these steps; the HTML book exports them (:func:`page_data`) for its
+    The kernel's :func:`_judge` runs these steps; the HTML book exports them (``page_data``) for its
     in-page checker, which runs the same steps on the same seals.
     """
     unit, rule = part.unit_of(i), part.rule_of(i)

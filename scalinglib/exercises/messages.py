@@ -1,6 +1,6 @@
 """The verdict on an answer and the words it is given in (the exercises of every section).
 
-:class:`Feedback` is what :func:`scalinglib.exercises.check` returns: a status (right, wrong, not
+``Feedback`` is what :func:`scalinglib.exercises.check` returns: a status (right, wrong, not
 answered yet, unreadable, no such part), a message and the part's hint, shown as a short coloured line
 in a notebook. Every sentence comes from :data:`MESSAGES`, which the HTML book's in-page checker
 receives too, so the page and the kernel say the same thing.
@@ -56,7 +56,7 @@ class Feedback:
 
 
 #: The words around a verdict, as ``str.format`` templates: the kernel's checker and the HTML book's in-page
-#: checker (which reads them from :func:`page_data`) build every message from these.
+#: checker (which reads them from ``page_data``) build every message from these.
 MESSAGES = {
     "line": "{mark} {key}: {message}",
     "hint": "  Hint: {hint}",

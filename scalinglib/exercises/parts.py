@@ -1,6 +1,6 @@
 """An exercise part: what kind of answer it takes, in which unit, and the words it accepts (the exercises of every section).
 
-A :class:`Part` is registered under a stable key such as ``"ex-3-1-1a"``
+A ``Part`` is registered under a stable key such as ``"ex-3-1-1a"``
 (:func:`scalinglib.exercises.register`). Its kind (a number, a list of numbers, a word, a list of
 words), unit and flags set the tolerance rule of each entry; its choices, with their synonyms, are
 the words a word answer may be. Word answers are compared with case, spacing, hyphens and

@@ -10,7 +10,7 @@ as numpy arrays and a text table (``print(lab)``):
 * ``allreduce``: Open MPI's all-reduce algorithms by size and rank count (3.8).
 
 On this machine the defaults use the CPUs this process may really use (affinity mask and cgroup
-quota, see :func:`scalinglib.probe.cpu_info`). ``hostfile=...`` runs the same lab across the hosts
+quota, see ``scalinglib.probe.cpu_info``). ``hostfile=...`` runs the same lab across the hosts
 of an Open MPI hostfile; inside a Slurm allocation the ranks go to the allocation.
 
 The notebook process never imports mpi4py: the ranks run ``scalinglib.labs._rank``, a script,

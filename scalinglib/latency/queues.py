@@ -21,7 +21,7 @@ r"""Queues: Little's law, the M/M/1 and M/M/c queues, Kingman's formula, a simul
 :func:`simulate_mm1` runs such a queue with a seeded random generator and
 :func:`over_seeds` summarises any seeded simulation over several seeds. The
 seeded generator and the size caps here are shared by the other simulations of
-:mod:`scalinglib.latency`. All times are in seconds and rates in requests per second.
+``scalinglib.latency``. All times are in seconds and rates in requests per second.
 """
 
 from __future__ import annotations

@@ -5,9 +5,9 @@ Four modules:
 * :mod:`scalinglib.plots.style`: the house style. Colours from the Okabe-Ito palette
   with distinct line styles, a white background, base-2 log axes for worker counts;
   :func:`new_figure`, :func:`style_axes`, :func:`log2_axis` and :func:`figure_png`.
-* :mod:`scalinglib.plots.svg`: a figure as compact SVG (:func:`compact_svg`,
+* ``scalinglib.plots.svg``: a figure as compact SVG (:func:`compact_svg`,
   :class:`SvgFigure`).
-* :mod:`scalinglib.plots.legibility`: text raised to a legible size and panels
+* ``scalinglib.plots.legibility``: text raised to a legible size and panels
   restacked for a phone (:func:`legible`, :func:`restack`).
 * :mod:`scalinglib.plots.page`: the HTML a notebook and the book show for a figure
   (:func:`render_svg`, :func:`figure_html`, :func:`install_display`).

@@ -1,8 +1,8 @@
 """A figure as the page shows it: crisp SVG, legible text, a phone layout, the same in JupyterLab (every section).
 
 :func:`render_svg` draws a figure as it is and, when its text would be too small
-on a phone, restacked (:mod:`scalinglib.plots.legibility`), both as compact SVG
-(:mod:`scalinglib.plots.svg`). :func:`figure_html` wraps the two in a
+on a phone, restacked (``scalinglib.plots.legibility``), both as compact SVG
+(``scalinglib.plots.svg``). :func:`figure_html` wraps the two in a
 ``<picture>`` of data URIs, and :func:`install_display` makes IPython show every
 matplotlib figure that way (``import scalinglib`` calls it).
 """

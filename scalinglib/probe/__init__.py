@@ -4,14 +4,14 @@ Four modules:
 
 * :mod:`scalinglib.probe.fits`: the records a measurement returns and the fits
   read off them (a rate, an alpha-beta line, the best and the spread of repeats).
-* :mod:`scalinglib.probe.cpus`: the CPUs this process may use (affinity mask,
+* ``scalinglib.probe.cpus``: the CPUs this process may use (affinity mask,
   cgroup quota, SMT siblings) and the last-level cache.
-* :mod:`scalinglib.probe.timing`: timing kernels on this machine (memory bandwidth,
+* ``scalinglib.probe.timing``: timing kernels on this machine (memory bandwidth,
   matrix multiplies, the kernels of Section 3.7.2, numpy's time per byte to add),
   each a few tenths of a second, fewer repeats when the environment asks for quick
   measurements.
-* :mod:`scalinglib.probe.roof`: Section 3.7.5's roof of the reader's machine,
-  :func:`machine_roof`, run at one thread count through :func:`with_threads`.
+* ``scalinglib.probe.roof``: Section 3.7.5's roof of the reader's machine,
+  ``machine_roof``, run at one thread count through ``with_threads``.
 
 Every timing is the best of several repeats: on a shared machine, noise only
 ever makes a run slower, so the minimum is the least disturbed estimate. The

@@ -280,7 +280,7 @@ def best_rate(amount, seconds) -> float:
     """The highest rate among the timings, ``max(amount / seconds)``: the measured peak.
 
     A roofline's ceilings are the best a machine was seen to do, so the peak
-    FLOP/s of :func:`matmul_timings` is read this way rather than fitted:
+    FLOP/s of ``matmul_timings`` is read this way rather than fitted:
     small multiplies run below peak for reasons other than a fixed overhead.
 
     Parameters

@@ -1,11 +1,11 @@
 """The roof of the reader's machine, at one thread count (Section 3.7.5).
 
-:func:`machine_roof` times the *add* of McCalpin's STREAM benchmark on ``k``
+``machine_roof`` times the *add* of McCalpin's STREAM benchmark on ``k``
 pinned threads (:func:`stream_add`), on arrays of at least
 :data:`STREAM_FACTOR` times the last-level cache each
 (:func:`scalinglib.probe.last_level_cache`, :func:`stream_elements`), and a
 square float64 multiply whose maths library runs ``k`` threads too, so that P
-and B belong to the same thread count. :func:`with_threads` runs a measurement
+and B belong to the same thread count. ``with_threads`` runs a measurement
 in a fresh Python whose maths library uses a given number of threads.
 """
 
@@ -213,7 +213,7 @@ def machine_roof(threads=1, elements=None, matmul_order=None, repeats=5) -> Mach
     """Measure the roof at one thread count: STREAM's add on ``threads`` threads and a square float64
     multiply whose maths library uses the same number of threads.
 
-    Run it through :func:`with_threads` (``with_threads(k, "machine_roof", threads=k)``) so that the
+    Run it through ``with_threads`` (``with_threads(k, "machine_roof", threads=k)``) so that the
     maths library starts with ``k`` threads; called directly, the multiply uses whatever thread
     count the library started with.
 

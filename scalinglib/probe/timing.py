@@ -4,7 +4,7 @@
   numpy, repeatedly, on arrays far larger than the caches (a kernel like the
   *add* of McCalpin's STREAM benchmark), counting 3 x 8 bytes per element;
   :func:`bandwidth_timings` keeps the best time at each of several sizes.
-* **Compute rate**: :func:`matmul_timings` times square float64 matrix
+* **Compute rate**: ``matmul_timings`` times square float64 matrix
   multiplies (``2 n**3`` FLOPs each) in numpy's BLAS.
 * **Kernels on the roof**: :func:`kernel_runs` times the kernels of Section 3.7.2.
 * **The time to add, per byte**: :func:`reduction_time_per_byte`, numpy's time
