@@ -216,3 +216,18 @@ def test_every_slider_changes_its_figure(opened, name):
     _report["pages"].setdefault(name, {}).update(
         sliders=len(timings), slider_ms_median=round(statistics.median(timings), 1),
         slider_ms_max=round(max(timings), 1))
+
+
+def test_the_search_page_finds_a_library_function_and_a_term(browser, site_url):
+    """The index is loaded by the search page alone (no other page fetches it), and it holds the text and the
+    library reference."""
+    page = browser.new_page()
+    try:
+        for query, expected in (("amdahl_speedup", "scalinglib.amdahl_speedup"), ("Karp", "Karp")):
+            page.goto(f"{site_url}/search.html?q={query}", wait_until="load")
+            page.wait_for_selector("#search-results li", timeout=20000)
+            assert expected in page.inner_text("#search-results"), query
+    finally:
+        page.close()
+    section = (SITE / "book" / "03-09-scaling-efficiency-and-cost-awareness.html").read_text(encoding="utf-8")
+    assert "searchindex.js" not in section

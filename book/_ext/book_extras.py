@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import html
 import re
+from pathlib import Path
 
 from docutils import nodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
@@ -460,9 +461,17 @@ def remember_pybtex_plugins() -> None:
         pybtex.plugin._load_entry_point = functools.lru_cache(maxsize=None)(pybtex.plugin._load_entry_point)
 
 
+def use_book_templates(app, config):
+    """book/_templates (the layout without the search index on every page) ahead of the theme's own."""
+    here = str(Path(__file__).resolve().parent.parent / "_templates")
+    if here not in config.templates_path:
+        config.templates_path.insert(0, here)
+
+
 def setup(app):
     remember_pybtex_plugins()
     app.connect("config-inited", launch_buttons_need_a_repository)
+    app.connect("config-inited", use_book_templates)
     app.add_config_value("glossary_autolink", {}, "env")
     app.add_config_value("exercise_sealed_table", "", "env")
     app.add_node(exercise_index_placeholder)
