@@ -1086,3 +1086,14 @@ def test_sizes_whose_batches_all_waited_are_left_out_of_the_crossover():
     assert "* more than 3 times the model" in ar.comparison(c)
     with pytest.raises(ValueError, match="skip"):
         labs.resolve_crossover([1, 2], [[1, 1]], [[2, 2]], skip=[True])
+
+
+def test_flat_eager_times_borrow_the_rendezvous_slope():
+    """Small messages whose times do not grow (a noisy run) still get an eager line: the rendezvous side's beta
+    and the latency it leaves, so a lab prints and prices its collectives instead of failing."""
+    n = 8.0 * 2 ** np.arange(20)
+    t = np.where(n < 4096, 1.0e-6, 4.0e-6 + n / 8e9)
+    t[:9] = 1.0e-6 * np.array([1.1, 1.0, 1.05, 1.0, 0.98, 1.02, 1.0, 0.97, 0.96])      # falls, if anything
+    fits = labs.fit_protocols(n, t, 4096)
+    assert fits.rendezvous.beta == pytest.approx(1 / 8e9, rel=1e-6)
+    assert fits.eager.beta == fits.rendezvous.beta and 0.9e-6 < fits.eager.alpha < 1.1e-6

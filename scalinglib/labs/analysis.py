@@ -487,7 +487,8 @@ def fit_protocols(nbytes, seconds, eager_limit) -> ProtocolFits:
     Below the limit a message is copied out at once (eager); from the limit up the sender first
     waits for the receiver (rendezvous) and the bytes then move by another path. One straight line
     across the limit mixes two protocols. Each side uses :func:`fit_alpha_beta_robust` and needs
-    three sizes or more.
+    three sizes or more. Where the eager sizes' times do not grow above their noise, that side takes
+    the rendezvous side's beta and the median latency it leaves.
 
     Parameters
     ----------
@@ -515,8 +516,18 @@ def fit_protocols(nbytes, seconds, eager_limit) -> ProtocolFits:
         raise ValueError("nbytes and seconds must be flat lists of one length")
     fits = []
     for side in (n < limit, n >= limit):
-        fits.append(fit_alpha_beta_robust(n[side], t[side]) if side.sum() >= 3 else None)
-    return ProtocolFits(limit, *fits)
+        try:
+            fits.append(fit_alpha_beta_robust(n[side], t[side]) if side.sum() >= 3 else None)
+        except ValueError:          # no growth above the noise: the sizes there are all latency
+            fits.append(None)
+    eager, rendezvous = fits
+    below = n < limit
+    if eager is None and rendezvous is not None and below.sum() >= 3:
+        # the eager sizes are too small for their bytes to show: take the rendezvous side's time per byte (the
+        # copy is no cheaper below the limit) and the latency that leaves
+        alpha = max(float(np.median(t[below] - n[below] * rendezvous.beta)), 0.0)
+        eager = RobustAlphaBeta(alpha, rendezvous.beta, np.ones(int(below.sum()), dtype=bool))
+    return ProtocolFits(limit, eager, rendezvous)
 
 
 class CrossoverReading(NamedTuple):
